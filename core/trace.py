@@ -1,0 +1,122 @@
+"""Stage events and the per-request trace.
+
+Every graph node, the router, broadening, retries and fallbacks report here. The HTTP layer turns
+each event into a `reasoning_content` line plus a structured `suikou_event` object; the CLI prints
+them; the request log line is built from the same trace.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+StageStatus = Literal["start", "end", "info", "error"]
+
+
+@dataclass(frozen=True)
+class StageEvent:
+    """One step of the pipeline as the user sees it."""
+
+    stage: str
+    status: StageStatus
+    message: str
+    data: dict[str, Any] = field(default_factory=dict)
+    elapsed_ms: float | None = None
+
+    def as_line(self) -> str:
+        """The human-readable line sent as `reasoning_content`."""
+        return f"[{self.stage}] {self.message}\n"
+
+    def as_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"stage": self.stage, "status": self.status, "message": self.message}
+        if self.data:
+            out["data"] = self.data
+        if self.elapsed_ms is not None:
+            out["elapsed_ms"] = round(self.elapsed_ms, 2)
+        return out
+
+
+@dataclass
+class Usage:
+    """Model usage actually spent in one request."""
+
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def add(self, requests: int, input_tokens: int, output_tokens: int) -> None:
+        self.requests += requests
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+
+
+EventSink = Callable[[StageEvent], None]
+
+
+@dataclass
+class Trace:
+    """Collects stage events, node timings and model usage for one request."""
+
+    sink: EventSink | None = None
+    events: list[StageEvent] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    model_calls: dict[str, int] = field(default_factory=dict)
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def emit(
+        self,
+        stage: str,
+        status: StageStatus,
+        message: str,
+        data: dict[str, Any] | None = None,
+        elapsed_ms: float | None = None,
+    ) -> StageEvent:
+        event = StageEvent(stage, status, message, dict(data or {}), elapsed_ms)
+        self.events.append(event)
+        if self.sink is not None:
+            self.sink(event)
+        return event
+
+    @contextmanager
+    def node(self, stage: str, start_message: str) -> Iterator[NodeSpan]:
+        """Times one node: emits `start` now and `end` (or `error`) when the block exits."""
+        self.emit(stage, "start", start_message)
+        span = NodeSpan()
+        began = time.perf_counter()
+        try:
+            yield span
+        except BaseException as exc:
+            elapsed = (time.perf_counter() - began) * 1000
+            self._record_time(stage, elapsed)
+            self.emit(stage, "error", f"失败：{type(exc).__name__}", {"error": str(exc)[:300]}, elapsed)
+            raise
+        elapsed = (time.perf_counter() - began) * 1000
+        self._record_time(stage, elapsed)
+        self.emit(stage, "end", span.message or "完成", span.data, elapsed)
+
+    def _record_time(self, stage: str, elapsed_ms: float) -> None:
+        self.timings_ms[stage] = round(self.timings_ms.get(stage, 0.0) + elapsed_ms, 3)
+
+    def count_model_call(self, node: str, requests: int, input_tokens: int, output_tokens: int) -> None:
+        self.model_calls[node] = self.model_calls.get(node, 0) + requests
+        self.usage.add(requests, input_tokens, output_tokens)
+
+    def stages(self) -> list[str]:
+        """Compact `stage:status` list, used by snapshots and the log line."""
+        return [f"{e.stage}:{e.status}" for e in self.events]
+
+
+@dataclass
+class NodeSpan:
+    """What a node reports when it finishes."""
+
+    message: str = ""
+    data: dict[str, Any] = field(default_factory=dict)
+
+    def done(self, message: str, **data: Any) -> None:
+        self.message = message
+        self.data.update(data)

@@ -1,0 +1,109 @@
+"""The `chat` action: an ordinary assistant reply, and the answer to client auxiliary requests."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import cache
+
+from pydantic_ai import Agent
+from pydantic_ai.messages import (
+    ModelMessage,
+    ModelRequest,
+    ModelRequestPart,
+    ModelResponse,
+    SystemPromptPart,
+    TextPart,
+    UserPromptPart,
+)
+
+from core.llm import stream_text
+from route.turn import Message, Turn
+
+CHAT_INSTRUCTIONS = """\
+You are Suikou (随口), a friendly assistant inside a personal task app. Reply briefly in the user's
+language. You can also capture tasks ("帮我记一下明天下午三点交报告") and answer questions about the
+user's tasks ("这周有什么要交的"); mention that when it helps.
+"""
+
+MAX_CHAT_MESSAGES = 20
+
+_CJK = re.compile(r"[\u4e00-\u9fff]")
+_GREETING = re.compile(r"^(你好|您好|嗨|哈喽|hello|hi|hey|早上好|上午好|中午好|下午好|晚上好|早安|晚安)", re.I)
+
+
+@cache
+def chat_agent() -> Agent[None, str]:
+    return Agent(None, output_type=str, instructions=CHAT_INSTRUCTIONS, name="chat")
+
+
+@cache
+def passthrough_agent() -> Agent[None, str]:
+    """For client auxiliary prompts: no persona, the client's own messages are the whole prompt."""
+    return Agent(None, output_type=str, name="aux")
+
+
+def offline_chat_reply(text: str) -> str:
+    """The offline model's chat answer: what Suikou can do, in the user's language, with examples."""
+    chinese = bool(_CJK.search(text)) or not text.strip()
+    greeting = _GREETING.match(text.strip())
+    if chinese:
+        opener = f"{greeting.group(0)}！" if greeting else "我是随口（Suikou），你的任务小助手。"
+        return (
+            f"{opener}我现在用的是离线模式，闲聊能力有限，但管任务很在行：\n"
+            "- 随口记：说「帮我记一下明天下午三点交报告」，我就帮你建好任务；\n"
+            "- 随口问：问「这周有什么要交的」「来一个简单的任务」「前 3 个重要的」，我从你的任务里找给你。"
+        )
+    opener = "Hi! " if greeting else "I'm Suikou, your task assistant. "
+    return (
+        f"{opener}I'm running offline, so small talk is limited, but I'm good with tasks:\n"
+        '- Quick notes: say "帮我记一下明天下午三点交报告" and I create the task;\n'
+        '- Task questions: ask "这周有什么要交的" or "来一个简单的任务" and I look them up.'
+    )
+
+
+def to_model_messages(messages: Sequence[Message]) -> list[ModelMessage]:
+    """The request's messages as pydantic-ai history, order kept, ending with a request."""
+    out: list[ModelMessage] = []
+    pending: list[ModelRequestPart] = []
+    for message in messages:
+        if message.role == "assistant":
+            if pending:
+                out.append(ModelRequest(parts=pending))
+                pending = []
+            out.append(ModelResponse(parts=[TextPart(message.text)]))
+        elif message.role in ("system", "developer"):
+            pending.append(SystemPromptPart(message.text))
+        else:  # user, tool: content the model should read
+            pending.append(UserPromptPart(message.text))
+    if pending:
+        out.append(ModelRequest(parts=pending))
+    return out
+
+
+async def handle_chat(turn: Turn) -> str:
+    history = to_model_messages(turn.messages[-MAX_CHAT_MESSAGES:])
+    return await stream_text(
+        chat_agent(),
+        None,
+        node="chat",
+        hub=turn.hub,
+        trace=turn.trace,
+        offline=lambda: offline_chat_reply(turn.text),
+        on_delta=turn.on_content,
+        message_history=history,
+    )
+
+
+async def answer_aux(turn: Turn, offline_answer: str) -> str:
+    """Passes a client's auxiliary request to the chat model as it is; no stage events."""
+    return await stream_text(
+        passthrough_agent(),
+        None,
+        node="chat",
+        hub=turn.hub,
+        trace=turn.trace,
+        offline=lambda: offline_answer,
+        on_delta=turn.on_content,
+        message_history=to_model_messages(turn.messages),
+    )

@@ -1,0 +1,77 @@
+"""One chat turn end to end: auxiliary-prompt check, routing, the chosen action's handler."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from route.aux import ChatText, classify_aux, offline_aux_reply
+from route.chat import answer_aux
+from route.registry import ActionRegistry
+from route.router import Decision, Router
+from route.turn import Turn
+
+LOW_CONFIDENCE_REPLY = (
+    "我不太确定你是想让我记下一个任务，还是随便聊聊。"
+    "要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"
+)
+
+
+@dataclass(frozen=True)
+class TurnOutcome:
+    action: str
+    content: str
+    aux_kind: str | None
+    decision: Decision | None
+    elapsed_ms: float
+
+
+class Pipeline:
+    """Holds the registry and router; `run` handles one turn."""
+
+    def __init__(self, registry: ActionRegistry) -> None:
+        self.registry = registry
+        self.router = Router(registry)
+
+    async def run(self, turn: Turn, *, request_extras: Mapping[str, Any] | None = None) -> TurnOutcome:
+        began = time.perf_counter()
+        texts = [ChatText(m.role, m.text) for m in turn.messages]
+        aux = classify_aux(texts, request_extras=request_extras)
+        if aux is not None:
+            # A client's own housekeeping request: never a note or a query, and no stage events,
+            # because clients parse these replies (often as JSON).
+            content = await answer_aux(turn, offline_aux_reply(aux, texts))
+            return TurnOutcome("chat", content, str(aux), None, _ms(began))
+
+        thresholds = {a.name: turn.config.quick_note_min_confidence for a in self.registry if a.side_effects}
+        route_began = time.perf_counter()
+        decision = await self.router.decide(turn, min_confidence=thresholds)
+        self._report(turn, decision, _ms(route_began))
+
+        if decision.degraded_from is not None:
+            content = LOW_CONFIDENCE_REPLY
+            turn.on_content(content)
+        else:
+            content = await self.registry[decision.action].handler(turn)
+        return TurnOutcome(decision.action, content, None, decision, _ms(began))
+
+    def _report(self, turn: Turn, decision: Decision, elapsed_ms: float) -> None:
+        data = {
+            "action": decision.action,
+            "confidence": round(decision.confidence, 2),
+            "reason": decision.reason,
+        }
+        if decision.degraded_from:
+            data["degraded_from"] = decision.degraded_from
+            message = (
+                f"想走 {decision.degraded_from}，但置信度 {decision.confidence:.2f} 太低，改为澄清"
+            )
+        else:
+            message = f"分流到 {decision.action}（置信度 {decision.confidence:.2f}）：{decision.reason}"
+        turn.trace.emit("route", "end", message, data, elapsed_ms)
+
+
+def _ms(began: float) -> float:
+    return (time.perf_counter() - began) * 1000

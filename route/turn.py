@@ -1,0 +1,92 @@
+"""One chat turn as the feature packages see it: who, what, when, and where to report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlmodel import Session
+
+from core.llm import ModelHub
+from core.trace import Trace
+from route.decision import HistoryTurn
+
+
+@dataclass(frozen=True)
+class Message:
+    """One request message reduced to plain text (text parts joined with newlines)."""
+
+    role: str
+    text: str
+
+
+@dataclass(frozen=True)
+class TurnConfig:
+    """Tunables the HTTP layer reads from settings and hands to the features."""
+
+    default_limit: int = 5
+    max_limit: int = 20
+    quick_note_min_confidence: float = 0.6
+    history_turns: int = 6
+    history_chars: int = 600
+    max_reflect_retries: int = 2
+
+
+@dataclass
+class Turn:
+    """Everything a handler may use. Handlers read only this (no globals, no HTTP)."""
+
+    user_id: int
+    messages: Sequence[Message]
+    now: datetime
+    tz: str
+    turn_key: str
+    hub: ModelHub
+    trace: Trace
+    sessions: Callable[[], Session]
+    config: TurnConfig = field(default_factory=TurnConfig)
+    on_content: Callable[[str], None] = lambda _text: None
+
+    @property
+    def text(self) -> str:
+        """The latest user message (the only one that can be a note or a query)."""
+        for message in reversed(self.messages):
+            if message.role == "user":
+                return message.text
+        return ""
+
+    @property
+    def history(self) -> list[HistoryTurn]:
+        """A bounded slice of the turns before the latest user message."""
+        earlier: list[HistoryTurn] = []
+        seen_last_user = False
+        for message in reversed(self.messages):
+            if message.role not in ("user", "assistant"):
+                continue
+            if not seen_last_user and message.role == "user":
+                seen_last_user = True
+                continue
+            if seen_last_user:
+                earlier.append(HistoryTurn(message.role, message.text[: self.config.history_chars]))
+            if len(earlier) >= self.config.history_turns:
+                break
+        return list(reversed(earlier))
+
+
+def turn_key_for(user_id: int, messages: Sequence[Message], client_message_id: str | None) -> str:
+    """Idempotency key of a chat turn.
+
+    A client-provided message id wins. Otherwise a hash of the user and the user/assistant turns up
+    to and including the last user message: a retry or regenerate of the same conversation maps to
+    the same key, a new turn with the same words does not (its history differs). System messages
+    are left out, so a client's pre-request with a different system prompt maps to the same key.
+    """
+    if client_message_id:
+        return "cm:" + hashlib.sha256(f"{user_id}:{client_message_id}".encode()).hexdigest()[:40]
+    convo = [(m.role, m.text) for m in messages if m.role in ("user", "assistant")]
+    last_user = max((i for i, (role, _) in enumerate(convo) if role == "user"), default=-1)
+    payload = json.dumps([user_id, convo[: last_user + 1]], ensure_ascii=False)
+    return "h:" + hashlib.sha256(payload.encode()).hexdigest()[:40]

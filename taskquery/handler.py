@@ -1,0 +1,51 @@
+"""The `task_query` action: runs the graph for one turn and streams the rendered answer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from route.turn import Turn
+from taskquery import steps
+from taskquery.graph import task_query_graph
+from taskquery.state import QueryDeps, QueryState
+
+DESCRIPTION = (
+    "随口问: a question about the user's OWN tasks — what is due, what to do next, counts "
+    "('来一个', '前3个'), priorities, time ranges, completed or newly created tasks, follow-ups "
+    "like '再来两个'."
+)
+
+
+async def handle_task_query(turn: Turn) -> str:
+    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz)
+    answer = await task_query_graph().run(state=state, deps=QueryDeps(turn), inputs=None)
+    turn.trace.notes.update(
+        retries=state.retries,
+        broadened=state.broadened,
+        total=state.page.total if state.page else None,
+    )
+    turn.on_content(answer)
+    return answer
+
+
+async def explain_query(turn: Turn) -> dict[str, Any]:
+    """plan → quadrant → time_anchor without a database, as brief §9 specifies."""
+    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz)
+    await steps.plan_step(state, turn)
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, turn)
+    flt = state.filter
+    assert flt is not None
+    return {
+        "quadrants": flt.quadrants,
+        "time_field": flt.time_field,
+        "time_after": flt.time_after.isoformat() if flt.time_after else None,
+        "time_before": flt.time_before.isoformat() if flt.time_before else None,
+        "include_completed": flt.include_completed,
+        "keyword": flt.keyword,
+        "sort_by": flt.sort_by,
+        "order": flt.order,
+        "limit": flt.limit,
+        "explicit_limit": state.lock.explicit,
+        "wants_all": state.lock.wants_all,
+    }

@@ -1,0 +1,57 @@
+"""The answer to a task query, rendered by code. The model only contributes a filtered prefix."""
+
+from __future__ import annotations
+
+import re
+
+from core.display import format_when, group_label
+from core.store import TaskPage, TaskRow
+
+MAX_PREFIX_CHARS = 30
+
+# Anything that looks like the model started writing the list itself.
+_LISTY = re.compile(r"(^|\s)(\d+[.、)）]|[-*•·#>]|[一二三四五六七八九十]+、)|以下是|如下|列表|清单")
+
+
+def clean_prefix(candidate: str | None, titles: list[str]) -> str | None:
+    """The model's prefix if it is one short plain line; None means use the deterministic one."""
+    if not candidate:
+        return None
+    text = candidate.strip()
+    if not text or "\n" in text or len(text) > MAX_PREFIX_CHARS:
+        return None
+    if _LISTY.search(text) or "`" in text or "|" in text:
+        return None
+    lowered = text.lower()
+    if any(title and len(title) >= 2 and title.lower() in lowered for title in titles):
+        return None
+    return text
+
+
+def task_line(index: int, task: TaskRow, tz: str) -> str:
+    facts = [group_label(task.effective_group)]
+    if task.promoted:
+        facts[0] += "（临近截止，已提前）"
+    if task.is_completed:
+        facts.append("已完成")
+    if task.deadline_at is not None:
+        facts.append(f"截止 {format_when(task.deadline_at, tz)}")
+    return f"{index}. {task.title}（{'；'.join(facts)}）"
+
+
+def render_list(page: TaskPage, tz: str, *, offset: int = 0) -> str:
+    shown = len(page.items)
+    header = f"给你整理了 {shown} 条任务"
+    header += f"（共 {page.total} 条匹配）：" if page.total > shown else "："
+    lines = [header]
+    lines += [task_line(offset + i + 1, task, tz) for i, task in enumerate(page.items)]
+    remaining = page.total - offset - shown
+    if remaining > 0:
+        lines.append(f"还有 {remaining} 条没列出，说「再来 {min(remaining, 5)} 个」或「全部」可以继续看。")
+    return "\n".join(lines)
+
+
+def render_answer(prefix: str, page: TaskPage, tz: str, *, offset: int = 0) -> str:
+    if not page.items:
+        return f"{prefix}\n没有找到符合条件的任务。可以换个说法，或者问问「全部任务」。"
+    return f"{prefix}\n{render_list(page, tz, offset=offset)}"

@@ -1,0 +1,43 @@
+"""The task-query graph's state and its dependencies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.store import TaskFilter, TaskPage
+from core.timeanchor import TimeWindow
+from route.turn import Turn
+from taskquery.countlock import CountLock
+from taskquery.plan import QueryPlan
+
+
+@dataclass
+class QueryState:
+    """What the graph knows so far; each node fills in its part."""
+
+    sentence: str
+    now: datetime
+    tz: str
+    lock: CountLock = field(default_factory=lambda: CountLock(explicit=None, wants_all=False))
+    plan: QueryPlan | None = None
+    quadrants: list[int] | None = None
+    window: TimeWindow | None = None
+    window_source: str | None = None  # "anchor" | "model" | None
+    filter: TaskFilter | None = None
+    page: TaskPage | None = None
+    retries: int = 0
+    broadened: list[str] = field(default_factory=list)
+    prefix: str | None = None
+    patch_notes: list[str] = field(default_factory=list)
+
+    @property
+    def limit_locked(self) -> bool:
+        return self.lock.explicit is not None
+
+
+@dataclass(frozen=True)
+class QueryDeps:
+    """The graph's only way out: the turn (user, clock, models, trace, database)."""
+
+    turn: Turn
