@@ -1,0 +1,113 @@
+"""The quick-note graph: extract → time_anchor → priority → persist → confirm, or a clarifying question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+
+from pydantic_graph import BaseNode, End, GraphBuilder, GraphRunContext, StepContext
+from pydantic_graph.graph_builder import Graph
+
+from core.display import group_label
+from quicknote import steps
+from quicknote.rendering import NO_TITLE_QUESTION, confirmation, unclear_time_question
+from quicknote.state import NoteDeps, NoteState
+
+Ctx = GraphRunContext[NoteState, NoteDeps]
+
+
+@dataclass
+class Extract(BaseNode[NoteState, NoteDeps, str]):
+    async def run(self, ctx: Ctx) -> TimeAnchor | Clarify:
+        with ctx.deps.turn.trace.node("extract", "理解要记的事") as span:
+            draft = await steps.extract_step(ctx.state, ctx.deps.turn)
+            span.done(f"标题：{draft.title or '（无）'}", draft=draft.model_dump(mode="json", exclude_none=True))
+        if not draft.title:
+            return Clarify(NO_TITLE_QUESTION, "no_title")
+        return TimeAnchor()
+
+
+@dataclass
+class TimeAnchor(BaseNode[NoteState, NoteDeps, str]):
+    async def run(self, ctx: Ctx) -> Priority | Clarify:
+        state = ctx.state
+        assert state.draft is not None
+        with ctx.deps.turn.trace.node("time_anchor", "换算截止时间") as span:
+            understood = steps.anchor_deadline(state)
+            deadline = state.deadline_at.isoformat() if state.deadline_at else None
+            span.done(f"截止：{deadline or '无'}" if understood else "没看懂时间", deadline_at=deadline)
+        if not understood:
+            return Clarify(unclear_time_question(state.draft.title or "", state.draft.time_text or ""), "time")
+        return Priority()
+
+
+@dataclass
+class Priority(BaseNode[NoteState, NoteDeps, str]):
+    async def run(self, ctx: Ctx) -> Persist:
+        state = ctx.state
+        with ctx.deps.turn.trace.node("priority", "确定优先级") as span:
+            reason = steps.priority_step(state)
+            threshold = state.urgency_threshold_at.isoformat() if state.urgency_threshold_at else None
+            span.done(
+                f"{group_label(state.priority_group)}：{reason}",
+                priority_group=state.priority_group,
+                urgency_threshold_at=threshold,
+            )
+        return Persist()
+
+
+@dataclass
+class Persist(BaseNode[NoteState, NoteDeps, str]):
+    async def run(self, ctx: Ctx) -> Confirm:
+        with ctx.deps.turn.trace.node("persist", "保存任务") as span:
+            await steps.persist_step(ctx.state, ctx.deps.turn)
+            assert ctx.state.task is not None
+            span.done(
+                "已保存" if ctx.state.created else "这一轮已经记过了，没有重复创建",
+                task_id=ctx.state.task.id,
+                created=ctx.state.created,
+            )
+        return Confirm()
+
+
+@dataclass
+class Confirm(BaseNode[NoteState, NoteDeps, str]):
+    async def run(self, ctx: Ctx) -> End[str]:
+        state = ctx.state
+        assert state.task is not None
+        with ctx.deps.turn.trace.node("confirm", "确认") as span:
+            text = confirmation(state.task, state.tz, state.now)
+            span.done("已确认")
+        return End(text)
+
+
+@dataclass
+class Clarify(BaseNode[NoteState, NoteDeps, str]):
+    question: str
+    reason: str
+
+    async def run(self, ctx: Ctx) -> End[str]:
+        ctx.deps.turn.trace.emit("clarify", "info", "需要补充信息，什么都没写入", {"reason": self.reason})
+        return End(self.question)
+
+
+@cache
+def quick_note_graph() -> Graph[NoteState, NoteDeps, None, str]:
+    g = GraphBuilder(
+        name="quick_note", state_type=NoteState, deps_type=NoteDeps, output_type=str, auto_instrument=False
+    )
+
+    @g.step
+    async def start(ctx: StepContext[NoteState, NoteDeps, None]) -> Extract:
+        return Extract()
+
+    g.add(
+        g.node(Extract),
+        g.node(TimeAnchor),
+        g.node(Priority),
+        g.node(Persist),
+        g.node(Confirm),
+        g.node(Clarify),
+        g.edge_from(g.start_node).to(start),
+    )
+    return g.build()

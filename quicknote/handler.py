@@ -1,0 +1,51 @@
+"""The `quick_note_create` action."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quicknote import steps
+from quicknote.graph import quick_note_graph
+from quicknote.rendering import confirmation
+from quicknote.state import NoteDeps, NoteState
+from route.turn import Turn
+
+DESCRIPTION = (
+    "随口记: the user wants to CAPTURE a new task or reminder ('帮我记一下明天下午三点交报告', "
+    "'提醒我周五交报告', '添加待办：洗车'). Writes data."
+)
+
+
+async def handle_quick_note(turn: Turn) -> str:
+    existing = await steps.existing_task(turn)
+    if existing is not None:
+        # The same turn again (client retry, regenerate, duplicate send): same answer, no new task.
+        turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_id": existing.id})
+        answer = confirmation(existing, turn.tz, turn.now)
+    else:
+        state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz)
+        answer = await quick_note_graph().run(state=state, deps=NoteDeps(turn), inputs=None)
+    turn.on_content(answer)
+    return answer
+
+
+async def explain_note(turn: Turn) -> dict[str, Any]:
+    """extract → time_anchor → priority without writing anything (brief §9)."""
+    state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz)
+    draft = await steps.extract_step(state, turn)
+    steps.anchor_deadline(state)
+    steps.priority_step(state)
+    return {
+        "title": draft.title,
+        "priority_group": state.priority_group,
+        "deadline_at": state.deadline_at.astimezone(_zone(turn.tz)).isoformat() if state.deadline_at else None,
+        "urgency_threshold_at": state.urgency_threshold_at.astimezone(_zone(turn.tz)).isoformat()
+        if state.urgency_threshold_at
+        else None,
+    }
+
+
+def _zone(tz: str) -> Any:
+    from zoneinfo import ZoneInfo
+
+    return ZoneInfo(tz)

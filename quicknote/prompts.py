@@ -1,0 +1,25 @@
+"""Prompt for the quick-note extraction call."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+WEEKDAYS = "一二三四五六日"
+
+EXTRACT_INSTRUCTIONS = """\
+You turn a casual sentence into one task for the user's task list.
+
+- title: the task itself, short, without lead-ins ("帮我记一下", "提醒我") or the time phrase.
+  "帮我记一下明天下午三点交报告" → "交报告". If the sentence names no task, title is null.
+- time_text: the deadline phrase copied verbatim ("明天下午三点", "月底前"); never compute dates.
+  Only fill deadline_at for a phrase a simple calendar rule could not resolve.
+- priority_group: 1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要. Explicit words win
+  ("很重要", "急", "顺手"); otherwise judge by what the task is and how soon it is due.
+- priority_reason: a few words.
+- urgency_threshold_text: only if the user says when it becomes urgent ("提前一天提醒我").
+"""
+
+
+def extract_prompt(sentence: str, now: datetime) -> str:
+    today = f"{now:%Y-%m-%d %H:%M} 星期{WEEKDAYS[now.weekday()]}"
+    return f"Now: {today} (user's timezone).\nSentence:\n<<<\n{sentence}\n>>>"

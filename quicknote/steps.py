@@ -1,0 +1,109 @@
+"""The quick-note steps as plain functions; graph nodes call them in order."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from functools import cache
+
+import anyio
+from pydantic_ai import Agent
+
+from core.llm import run_structured
+from core.models import Task, TaskCreate
+from core.store import create_task, get_task_by_source_key
+from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from quicknote.draft import NoteDraft
+from quicknote.offline import offline_extract_note
+from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
+from quicknote.state import NoteState
+from route.turn import Turn
+
+# A task with a deadline reads as one group more urgent this long before it is due (2→1, 4→3).
+URGENCY_LEAD = timedelta(hours=24)
+
+
+@cache
+def extract_agent() -> Agent[None, NoteDraft]:
+    return Agent(None, output_type=NoteDraft, instructions=EXTRACT_INSTRUCTIONS, name="extract")
+
+
+async def existing_task(turn: Turn) -> Task | None:
+    """The task this very turn already created, if any (retry, regenerate, duplicate send)."""
+
+    def lookup() -> Task | None:
+        with turn.sessions() as session:
+            return get_task_by_source_key(session, turn.user_id, turn.turn_key)
+
+    return await anyio.to_thread.run_sync(lookup)
+
+
+async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
+    draft = await run_structured(
+        extract_agent(),
+        extract_prompt(state.sentence, state.now),
+        node="extract",
+        hub=turn.hub,
+        trace=turn.trace,
+        offline=lambda: offline_extract_note(state.sentence, state.now, state.tz),
+    )
+    if draft.title is not None:
+        draft = draft.model_copy(update={"title": " ".join(draft.title.split())[:200] or None})
+    state.draft = draft
+    return draft
+
+
+def anchor_deadline(state: NoteState) -> bool:
+    """Resolves the deadline phrase in code. False means the phrase could not be understood."""
+    draft = state.draft
+    assert draft is not None
+    if not draft.time_text:
+        state.deadline_at = draft.deadline_at
+        return True
+    window = resolve_time(draft.time_text, state.now, state.tz)
+    if window is None and draft.deadline_at is None:
+        window = resolve_time(state.sentence, state.now, state.tz)
+    if window is not None:
+        state.window = window
+        state.deadline_at = deadline_of(window)
+        return True
+    state.deadline_at = draft.deadline_at
+    return draft.deadline_at is not None
+
+
+def _threshold_from_text(state: NoteState) -> TimeWindow | None:
+    draft = state.draft
+    if draft is None or not draft.urgency_threshold_text:
+        return None
+    return resolve_time(draft.urgency_threshold_text, state.now, state.tz)
+
+
+def priority_step(state: NoteState) -> str:
+    """Group from the extraction; an urgency threshold when the group can still be promoted."""
+    draft = state.draft
+    assert draft is not None
+    state.priority_group = draft.priority_group if 1 <= draft.priority_group <= 4 else 2
+    window = _threshold_from_text(state)
+    if window is not None and window.start is not None:
+        state.urgency_threshold_at = window.start
+    elif state.deadline_at is not None and state.priority_group in (2, 4):
+        state.urgency_threshold_at = state.deadline_at - URGENCY_LEAD
+    return draft.priority_reason or "默认优先级"
+
+
+async def persist_step(state: NoteState, turn: Turn) -> None:
+    draft = state.draft
+    assert draft is not None and draft.title
+    data = TaskCreate(
+        title=draft.title,
+        priority_group=state.priority_group,
+        deadline_at=state.deadline_at,
+        urgency_threshold_at=state.urgency_threshold_at,
+    )
+
+    def write() -> tuple[Task, bool]:
+        with turn.sessions() as session:
+            task, created = create_task(session, turn.user_id, data, now=state.now, source_key=turn.turn_key)
+            session.expunge(task)
+            return task, created
+
+    state.task, state.created = await anyio.to_thread.run_sync(write)
