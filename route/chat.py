@@ -18,7 +18,8 @@ from pydantic_ai.messages import (
 )
 
 from core.llm import stream_text
-from route.turn import Message, Turn
+from route.aux import ChatText
+from route.turn import Turn
 
 CHAT_INSTRUCTIONS = """\
 You are Suikou (随口), a friendly assistant inside a personal task app. Reply briefly in the user's
@@ -62,7 +63,7 @@ def offline_chat_reply(text: str) -> str:
     )
 
 
-def to_model_messages(messages: Sequence[Message]) -> list[ModelMessage]:
+def to_model_messages(messages: Sequence[ChatText]) -> list[ModelMessage]:
     """The request's messages as pydantic-ai history, order kept, ending with a request."""
     out: list[ModelMessage] = []
     pending: list[ModelRequestPart] = []

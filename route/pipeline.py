@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from route.aux import ChatText, classify_aux, offline_aux_reply
+from route.aux import classify_aux, offline_aux_reply
 from route.chat import answer_aux
 from route.registry import ActionRegistry
 from route.router import Decision, Router
@@ -37,12 +37,11 @@ class Pipeline:
 
     async def run(self, turn: Turn, *, request_extras: Mapping[str, Any] | None = None) -> TurnOutcome:
         began = time.perf_counter()
-        texts = [ChatText(m.role, m.text) for m in turn.messages]
-        aux = classify_aux(texts, request_extras=request_extras)
+        aux = classify_aux(turn.messages, request_extras=request_extras)
         if aux is not None:
             # A client's own housekeeping request: never a note or a query, and no stage events,
             # because clients parse these replies (often as JSON).
-            content = await answer_aux(turn, offline_aux_reply(aux, texts))
+            content = await answer_aux(turn, offline_aux_reply(aux, turn.messages, request_extras=request_extras))
             return TurnOutcome("chat", content, str(aux), None, _ms(began))
 
         thresholds = {a.name: turn.config.quick_note_min_confidence for a in self.registry if a.side_effects}

@@ -12,15 +12,8 @@ from sqlmodel import Session
 
 from core.llm import ModelHub
 from core.trace import Trace
+from route.aux import ChatText
 from route.decision import HistoryTurn
-
-
-@dataclass(frozen=True)
-class Message:
-    """One request message reduced to plain text (text parts joined with newlines)."""
-
-    role: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -40,7 +33,7 @@ class Turn:
     """Everything a handler may use. Handlers read only this (no globals, no HTTP)."""
 
     user_id: int
-    messages: Sequence[Message]
+    messages: Sequence[ChatText]
     now: datetime
     tz: str
     turn_key: str
@@ -76,7 +69,7 @@ class Turn:
         return list(reversed(earlier))
 
 
-def turn_key_for(user_id: int, messages: Sequence[Message], client_message_id: str | None) -> str:
+def turn_key_for(user_id: int, messages: Sequence[ChatText], client_message_id: str | None) -> str:
     """Idempotency key of a chat turn.
 
     A client-provided message id wins. Otherwise a hash of the user and the user/assistant turns up

@@ -1,0 +1,137 @@
+"""REST `/tasks`: list, create, read, update, complete, delete — always scoped to the caller."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, status
+from fastapi.responses import Response
+from pydantic import BaseModel
+from sqlmodel import col, select
+
+from app.deps import CurrentUser, SessionDep, StateDep
+from app.errors import BadRequest, NotFound
+from core.models import Task, TaskCreate, TaskPublic, TaskUpdate
+from core.store import TaskFilter, complete_task, create_task, delete_task, get_task, query_tasks, update_task
+
+router = APIRouter(prefix="/tasks", tags=["tasks"])
+
+
+class TaskList(BaseModel):
+    total: int
+    items: list[TaskPublic]
+
+
+class CompleteBody(BaseModel):
+    completed: bool = True
+
+
+def _not_found(task_id: int) -> NotFound:
+    return NotFound(f"No task with id {task_id}.", param="task_id")
+
+
+def _aware(name: str, value: datetime | None) -> datetime | None:
+    if value is not None and value.tzinfo is None:
+        raise BadRequest(f"'{name}' must include a timezone offset.", param=name)
+    return value
+
+
+@router.get("", response_model=TaskList)
+def list_tasks(
+    session: SessionDep,
+    user: CurrentUser,
+    state: StateDep,
+    quadrants: Annotated[list[int] | None, Query(description="Effective groups 1..4")] = None,
+    time_field: Literal["deadline", "completed", "created"] = "deadline",
+    time_after: datetime | None = None,
+    time_before: datetime | None = None,
+    include_completed: bool = False,
+    only_overdue: bool = False,
+    keyword: str | None = None,
+    sort_by: Literal["deadline", "priority", "id"] = "deadline",
+    order: Literal["asc", "desc"] = "asc",
+    limit: Annotated[int, Query(ge=1, le=200)] = 50,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> TaskList:
+    assert user.id is not None
+    if quadrants and any(q not in (1, 2, 3, 4) for q in quadrants):
+        raise BadRequest("quadrants must be between 1 and 4.", param="quadrants")
+    flt = TaskFilter(
+        quadrants=quadrants or None,
+        time_field=time_field,
+        time_after=_aware("time_after", time_after),
+        time_before=_aware("time_before", time_before),
+        include_completed=include_completed,
+        only_overdue=only_overdue,
+        keyword=keyword,
+        sort_by=sort_by,
+        order=order,
+        limit=limit,
+        offset=offset,
+    )
+    now = state.clock()
+    page = query_tasks(session, user.id, flt, now=now)
+    # One more query for the full rows of this page, kept in the page's order.
+    ids = [row.id for row in page.items]
+    rows = session.exec(select(Task).where(col(Task.user_id) == user.id, col(Task.id).in_(ids))).all()
+    by_id = {task.id: task for task in rows}
+    items = [TaskPublic.from_task(by_id[i], now=now) for i in ids if i in by_id]
+    return TaskList(total=page.total, items=items)
+
+
+@router.post("", response_model=TaskPublic, status_code=status.HTTP_201_CREATED)
+def create(body: TaskCreate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
+    assert user.id is not None
+    now = state.clock()
+    task, _ = create_task(session, user.id, body, now=now)
+    session.commit()
+    return TaskPublic.from_task(task, now=now)
+
+
+@router.get("/{task_id}", response_model=TaskPublic)
+def read(task_id: int, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
+    assert user.id is not None
+    task = get_task(session, user.id, task_id)
+    if task is None:
+        raise _not_found(task_id)
+    return TaskPublic.from_task(task, now=state.clock())
+
+
+@router.patch("/{task_id}", response_model=TaskPublic)
+def update(
+    task_id: int, body: TaskUpdate, session: SessionDep, user: CurrentUser, state: StateDep
+) -> TaskPublic:
+    assert user.id is not None
+    now = state.clock()
+    task = update_task(session, user.id, task_id, body, now=now)
+    if task is None:
+        raise _not_found(task_id)
+    session.commit()
+    return TaskPublic.from_task(task, now=now)
+
+
+@router.post("/{task_id}/complete", response_model=TaskPublic)
+def complete(
+    task_id: int,
+    session: SessionDep,
+    user: CurrentUser,
+    state: StateDep,
+    body: CompleteBody | None = None,
+) -> TaskPublic:
+    assert user.id is not None
+    now = state.clock()
+    task = complete_task(session, user.id, task_id, now=now, completed=(body or CompleteBody()).completed)
+    if task is None:
+        raise _not_found(task_id)
+    session.commit()
+    return TaskPublic.from_task(task, now=now)
+
+
+@router.delete("/{task_id}", status_code=status.HTTP_204_NO_CONTENT)
+def delete(task_id: int, session: SessionDep, user: CurrentUser) -> Response:
+    assert user.id is not None
+    if not delete_task(session, user.id, task_id):
+        raise _not_found(task_id)
+    session.commit()
+    return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -1,0 +1,213 @@
+"""The `suikou` command line: serve, ask, explain, demo, apikey."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import json
+import sys
+from datetime import datetime
+from typing import Annotated
+from zoneinfo import ZoneInfo
+
+import typer
+
+from app.settings import get_settings
+
+cli = typer.Typer(help="Suikou: a conversational front door for your tasks.", no_args_is_help=True)
+apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
+cli.add_typer(apikey_cli, name="apikey")
+
+NowOption = Annotated[str | None, typer.Option("--now", help="ISO time to treat as now (default: the clock).")]
+TzOption = Annotated[str | None, typer.Option("--tz", help="User timezone (default: SUIKOU_TIMEZONE).")]
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _parse_now(value: str | None, tz: str) -> datetime:
+    if value is None:
+        return datetime.now(ZoneInfo(tz))
+    parsed = datetime.fromisoformat(value)
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=ZoneInfo(tz))
+
+
+@cli.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Bind address.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port.")] = None,
+) -> None:
+    """Run the HTTP service."""
+    import uvicorn
+
+    from app.main import create_app
+    from app.state import build_state
+    from core.accounts import count_active_keys
+
+    settings = get_settings()
+    host = host or settings.host
+    state = build_state(settings)
+    with state.session() as session:
+        keys = count_active_keys(session)
+    if keys == 0 and not _is_loopback(host):
+        typer.echo(
+            f"Refusing to serve on {host}: no API keys exist, so anyone could act as the local user.\n"
+            "Create one with `suikou apikey create --user NAME`, or bind to 127.0.0.1.",
+            err=True,
+        )
+        raise typer.Exit(2)
+    uvicorn.run(create_app(settings, state=state), host=host, port=port or settings.port, log_level="info")
+
+
+@cli.command()
+def ask(
+    message: Annotated[str, typer.Argument(help="What you would type in a chat client.")],
+    user: Annotated[str, typer.Option(help="Act as this user.")] = "local",
+    now: NowOption = None,
+    tz: TzOption = None,
+) -> None:
+    """Send one message through the whole pipeline; print the stages, then the answer."""
+    from app.state import build_state
+    from app.turns import make_job
+    from app.wire import ChatRequest
+    from core.accounts import ensure_user
+    from route.aux import ChatText
+
+    settings = get_settings()
+    zone = tz or settings.timezone
+    fixed = _parse_now(now, zone)
+    state = build_state(settings, clock=lambda: fixed)
+    with state.session() as session:
+        user_id = ensure_user(session, user).id
+        session.commit()
+    assert user_id is not None
+    request = ChatRequest(model=settings.served_model_id, messages=[{"role": "user", "content": message}])
+    job = make_job(state, request, [ChatText("user", message)], user_id=user_id, tz=zone, client_message_id=None)
+    job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
+    outcome = asyncio.run(job.run())
+    typer.echo(outcome.content)
+    typer.secho(f"(model requests: {job.turn.trace.usage.requests})", fg="bright_black", err=True)
+
+
+@cli.command()
+def explain(
+    sentence: Annotated[str | None, typer.Argument(help="The sentence to explain.")] = None,
+    jsonl: Annotated[
+        str | None, typer.Option("--jsonl", help="Read {sentence, now, tz} lines from a file ('-' = stdin).")
+    ] = None,
+    now: NowOption = None,
+    tz: TzOption = None,
+) -> None:
+    """Print the action and the plan or note as JSON (no database writes)."""
+    from app.actions import build_registry
+    from app.explain import explain as run_explain
+    from app.state import hub_from_settings
+    from route.pipeline import Pipeline
+    from route.turn import TurnConfig
+
+    settings = get_settings()
+    pipeline = Pipeline(build_registry())
+    hub = hub_from_settings(settings)
+    config = TurnConfig(
+        default_limit=settings.default_limit,
+        max_limit=settings.max_limit,
+        quick_note_min_confidence=settings.quick_note_min_confidence,
+    )
+
+    async def one(text: str, when: str | None, zone: str) -> str:
+        result = await run_explain(pipeline, hub, text, now=_parse_now(when, zone), tz=zone, config=config)
+        return json.dumps(result, ensure_ascii=False)
+
+    if jsonl is None:
+        if sentence is None:
+            raise typer.BadParameter("give a sentence or --jsonl FILE")
+        zone = tz or settings.timezone
+        typer.echo(asyncio.run(one(sentence, now, zone)))
+        return
+
+    async def many() -> None:
+        stream = sys.stdin if jsonl == "-" else open(jsonl, encoding="utf-8")  # noqa: SIM115
+        with stream:
+            for line in stream:
+                if not line.strip():
+                    continue
+                case = json.loads(line)
+                zone = case.get("tz") or tz or settings.timezone
+                print(await one(case["sentence"], case.get("now") or now, zone), flush=True)
+
+    asyncio.run(many())
+
+
+@cli.command()
+def demo(
+    user: Annotated[str, typer.Option(help="Fill this user's task list.")] = "local",
+    tz: TzOption = None,
+) -> None:
+    """Fill the local database with about thirty realistic tasks around today."""
+    from app.demo import seed_demo
+    from app.state import build_state
+    from core.accounts import ensure_user
+
+    settings = get_settings()
+    state = build_state(settings)
+    zone = tz or settings.timezone
+    with state.session() as session:
+        user_id = ensure_user(session, user).id
+        assert user_id is not None
+        added = seed_demo(session, user_id, now=datetime.now(ZoneInfo(zone)), tz=zone)
+    if added:
+        typer.echo(f"Added {added} demo tasks for user {user!r} in {settings.database_url}")
+    else:
+        typer.echo(f"User {user!r} already has tasks; nothing added.")
+
+
+@apikey_cli.command("create")
+def apikey_create(user: Annotated[str, typer.Option(help="The user this key acts as.")]) -> None:
+    """Create a key; prints the key alone on stdout (it is shown only once)."""
+    from app.state import build_state
+    from core.accounts import create_api_key
+
+    state = build_state(get_settings())
+    with state.session() as session:
+        key = create_api_key(session, user)
+        session.commit()
+    typer.echo(key)
+
+
+@apikey_cli.command("list")
+def apikey_list() -> None:
+    """List keys (prefix, user, state), never the keys themselves."""
+    from app.state import build_state
+    from core.accounts import list_api_keys
+
+    state = build_state(get_settings())
+    with state.session() as session:
+        for info in list_api_keys(session):
+            status = "active" if info.active else f"revoked {info.revoked_at:%Y-%m-%d}"
+            typer.echo(f"{info.id}\t{info.prefix}…\t{info.user_name}\t{status}")
+
+
+@apikey_cli.command("revoke")
+def apikey_revoke(key: Annotated[str, typer.Argument(help="Key id or display prefix.")]) -> None:
+    """Revoke a key by id or prefix."""
+    from app.state import build_state
+    from core.accounts import revoke_api_key
+
+    state = build_state(get_settings())
+    with state.session() as session:
+        ok = revoke_api_key(session, int(key) if key.isdigit() else key)
+        session.commit()
+    if not ok:
+        typer.echo(f"No active key {key!r}.", err=True)
+        raise typer.Exit(1)
+    typer.echo("revoked")
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,45 @@
+"""Configuration: environment variables or `.env`, prefix `SUIKOU_`. One cached instance."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+DEFAULT_DB_PATH = Path.home() / ".local" / "share" / "suikou" / "suikou.db"
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="SUIKOU_", env_file=".env", extra="ignore")
+
+    database_url: str = Field(default=f"sqlite:///{DEFAULT_DB_PATH}", description="SQLite file or PostgreSQL URL.")
+    timezone: str = Field(default="Asia/Shanghai", description="Default user timezone.")
+
+    model: str = Field(default="offline", description="'offline' or a model name at model_base_url.")
+    model_base_url: str | None = Field(default=None, description="OpenAI-compatible chat-completions base URL.")
+    model_api_key: str | None = None
+    model_timeout_s: float = 20.0
+    node_models: dict[str, str] = Field(
+        default_factory=dict,
+        description='Per-node model names, JSON: {"plan": "gpt-4o-mini", "reflect": "offline"}.',
+    )
+
+    served_model_id: str = Field(default="suikou", description="The model id clients see in /v1/models.")
+    accept_any_model: bool = Field(default=True, description="Accept any `model` in requests (clients vary).")
+
+    default_limit: int = Field(default=5, ge=1)
+    max_limit: int = Field(default=20, ge=1)
+    quick_note_min_confidence: float = Field(default=0.6, ge=0, le=1)
+    max_message_chars: int = Field(default=20_000, ge=100)
+    max_messages: int = Field(default=200, ge=1)
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    log_requests: bool = True
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

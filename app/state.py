@@ -1,0 +1,66 @@
+"""What the running service holds: settings, database, models, the action pipeline, the clock."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.actions import build_registry
+from app.settings import Settings
+from core.db import make_engine, migrate
+from core.llm import ModelHub
+from route.pipeline import Pipeline
+from route.turn import TurnConfig
+
+Clock = Callable[[], datetime]
+
+
+def system_clock() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass
+class AppState:
+    settings: Settings
+    engine: Engine
+    hub: ModelHub
+    pipeline: Pipeline
+    clock: Clock = system_clock
+
+    def session(self) -> Session:
+        # Objects stay readable after commit: handlers return them after the session closes.
+        return Session(self.engine, expire_on_commit=False)
+
+    def turn_config(self) -> TurnConfig:
+        s = self.settings
+        return TurnConfig(
+            default_limit=s.default_limit,
+            max_limit=s.max_limit,
+            quick_note_min_confidence=s.quick_note_min_confidence,
+        )
+
+
+def hub_from_settings(settings: Settings) -> ModelHub:
+    return ModelHub(
+        default=settings.model,
+        base_url=settings.model_base_url,
+        api_key=settings.model_api_key,
+        timeout_s=settings.model_timeout_s,
+        per_node=settings.node_models,
+    )
+
+
+def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock | None = None) -> AppState:
+    engine = make_engine(settings.database_url)
+    migrate(engine)
+    return AppState(
+        settings=settings,
+        engine=engine,
+        hub=hub or hub_from_settings(settings),
+        pipeline=Pipeline(build_registry()),
+        clock=clock or system_clock,
+    )

@@ -1,0 +1,135 @@
+"""Runs one chat request through the pipeline, as a whole answer or as an SSE stream."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from app.errors import error_body
+from app.state import AppState
+from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
+from core.trace import StageEvent, Trace
+from route.aux import ChatText
+from route.pipeline import TurnOutcome
+from route.turn import Turn, turn_key_for
+
+log = logging.getLogger("suikou.request")
+
+
+@dataclass
+class ChatJob:
+    """One request, ready to run."""
+
+    state: AppState
+    turn: Turn
+    request: ChatRequest
+
+    async def run(self) -> TurnOutcome:
+        outcome = await self.state.pipeline.run(self.turn, request_extras=self.request.extras())
+        log_request(self.turn, outcome)
+        return outcome
+
+
+def make_job(
+    state: AppState,
+    request: ChatRequest,
+    messages: list[ChatText],
+    *,
+    user_id: int,
+    tz: str,
+    client_message_id: str | None,
+) -> ChatJob:
+    now = state.clock().astimezone(ZoneInfo(tz))
+    turn = Turn(
+        user_id=user_id,
+        messages=messages,
+        now=now,
+        tz=tz,
+        turn_key=turn_key_for(user_id, messages, client_message_id),
+        hub=state.hub,
+        trace=Trace(),
+        sessions=state.session,
+        config=state.turn_config(),
+    )
+    return ChatJob(state, turn, request)
+
+
+def log_request(turn: Turn, outcome: TurnOutcome) -> None:
+    trace = turn.trace
+    log.info(
+        json.dumps(
+            {
+                "event": "chat",
+                "route": outcome.action,
+                "aux": outcome.aux_kind,
+                "confidence": round(outcome.decision.confidence, 2) if outcome.decision else None,
+                "nodes_ms": trace.timings_ms,
+                "model_calls": trace.usage.requests,
+                "model_calls_by_node": trace.model_calls,
+                "retries": trace.notes.get("retries", 0),
+                "broadened": trace.notes.get("broadened", []),
+                "fallbacks": [e.data.get("node") for e in trace.events if e.stage == "fallback"],
+                "total_ms": round(outcome.elapsed_ms, 2),
+            },
+            ensure_ascii=False,
+        )
+    )
+
+
+async def complete(job: ChatJob, ids: ResponseIds) -> dict[str, Any]:
+    outcome = await job.run()
+    events = job.turn.trace.events
+    reasoning = "".join(e.as_line() for e in events)
+    return completion_body(ids, outcome.content, reasoning, events, job.turn.trace.usage)
+
+
+_DONE = object()
+
+
+async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> AsyncIterator[str]:
+    """SSE body: role chunk, stage events as reasoning, the answer as content, finish, usage, [DONE].
+
+    Reasoning and content never share a delta; every delta carries the `reasoning_content` key
+    (DeepSeek's layout) so DeepSeek-style client loops work too.
+    """
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    job.turn.trace.sink = queue.put_nowait
+    job.turn.on_content = lambda text: queue.put_nowait(("content", text))
+
+    async def produce() -> None:
+        try:
+            await job.run()
+        except Exception as exc:  # reported to the client as a final error event
+            log.exception("chat request failed mid-stream")
+            queue.put_nowait(("error", exc))
+        finally:
+            queue.put_nowait(_DONE)
+
+    worker = asyncio.create_task(produce())
+    try:
+        yield sse(chunk(ids, {"role": "assistant", "content": "", "reasoning_content": None}, usage=include_usage))
+        while (item := await queue.get()) is not _DONE:
+            if isinstance(item, StageEvent):
+                delta = {"content": None, "reasoning_content": item.as_line()}
+                yield sse(chunk(ids, delta, usage=include_usage, event=item))
+            elif item[0] == "content":
+                if item[1]:
+                    delta = {"content": item[1], "reasoning_content": None}
+                    yield sse(chunk(ids, delta, usage=include_usage))
+            else:
+                yield sse(error_body("The server had an error while answering.", "server_error", None, None))
+                yield sse("[DONE]")
+                return
+        final = {"content": "", "reasoning_content": None}
+        yield sse(chunk(ids, final, finish_reason="stop", usage=include_usage))
+        if include_usage:
+            yield sse(usage_chunk(ids, job.turn.trace.usage))
+        yield sse("[DONE]")
+    finally:
+        if not worker.done():
+            worker.cancel()
