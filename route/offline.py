@@ -1,0 +1,268 @@
+"""Offline (rule-based) router: the latest message (+ a bounded history) → (action, confidence, reason).
+
+Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat`` (闲聊). Rules, first match wins:
+
+1. **Empty / client meta prompts** — an empty message, or one that carries a chat transcript or a
+   meta-instruction ("### Task:", "<chat_history>", "USER:"-lines, "总结…对话", "标题…字以内", "translate",
+   "summarize") → chat (0.95). Client auxiliary requests are normally caught before routing; this is a
+   second line of defence so a quoted "帮我记一下…" never becomes a task.
+2. **"How do I …" questions** ("怎么/如何/为什么/什么是/讲讲/介绍一下…" without "我的任务") → chat (0.85).
+3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/添加待办/加个任务/新建任务/别忘了/
+   "待办：…"/"todo:" → quick_note_create (0.92), even with no content ("帮我记一下": the quick-note
+   graph asks what to record). If the sentence is also plainly a question about tasks ("提醒我明天有什么
+   任务") → task_query (0.7).
+4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢" when the history shows a task
+   query (an earlier user turn that routes to task_query, or an assistant task list) → task_query (0.88).
+   Without such history they fall through (usually to chat).
+5. **Task questions** — an explicit count or "全部/所有" with a task word, "来一个…任务", "给我点事做",
+   "我很闲/有空…做什么", task nouns (任务/待办/安排/日程/事项/ddl) with a question or list word
+   (有什么/有哪些/有啥/哪些/什么/几个/多少/吗/列出/看看/查一下/显示), time + "要交什么/要做什么/有什么/截止/
+   到期", priority words + 的 + question ("重要不紧急的有哪些"), overdue/completed questions, or a noun
+   phrase that ends in 任务/待办/事项 ("所有任务", "和合同相关的任务") → task_query (0.9; 0.75 for the
+   weaker forms such as "明天有什么").
+6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
+   quick_note_create (0.7); the same as a statement with a subject ("我明天要去医院") → 0.62; a to-do-ish
+   statement without a time ("我要买牛奶", "得交房租了") → 0.55, i.e. below the 0.6 quick-note threshold,
+   so the pipeline treats it as chat.
+7. Greetings, identity questions and everything else → chat (0.9 for greetings, 0.7 otherwise).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from core.timeanchor import resolve_time
+from route.decision import HistoryTurn
+from taskquery.countlock import extract_count
+from taskquery.offline import priority_signals
+
+__all__ = ["offline_route"]
+
+CHAT = "chat"
+NOTE = "quick_note_create"
+QUERY = "task_query"
+
+_META_RE = re.compile(
+    r"###\s*Task|<chat_history>|<conversation>|<chatHistory>|<translate_input>|Follow Up Input|"
+    r"(?m:^\s*(?:USER|ASSISTANT|User|Assistant|user|assistant|AI)\s*[:：])|"
+    r"(?:总结|概括|归纳).{0,12}(?:对话|会话|聊天)|(?:对话|会话|聊天).{0,12}(?:总结|标题|主题|摘要)|"
+    r"标题.{0,6}字以内|字以内的标题|简要主题|"
+    r"\b(?:translate|summari[sz]e|summary|generate a (?:concise )?title|JSON format)\b",
+    re.IGNORECASE,
+)
+_HOWTO_RE = re.compile(
+    r"怎么样?(?:才能|能|去|来|做|规划|安排|管理|提高|提升|写|用)|如何|为什么|为啥|什么是|是什么意思|讲讲|讲一讲|"
+    r"介绍一下|介绍下|解释一下|科普|有什么技巧|有什么方法|有什么建议|有什么好的方法|原理|区别"
+)
+_MY_TASKS_RE = re.compile(r"我的(?:任务|待办|安排|日程|事情|事项)|我(?:有|还有)(?:什么|哪些|啥|几个|多少)")
+_GREETING_RE = re.compile(
+    r"^(?:你好|您好|嗨|哈喽|哈啰|hello|hi|hey|早上好|早安|上午好|中午好|下午好|晚上好|晚安|在吗|在不在|谢谢|多谢|"
+    r"感谢|好的|好|嗯|嗯嗯|哦|ok|okay|收到|拜拜|再见|辛苦了)[!！。.~～呀啊哈呢]*$",
+    re.IGNORECASE,
+)
+_IDENTITY_RE = re.compile(r"你是谁|你叫什么|你的名字|你能做什么|你会什么|你是什么|介绍一下你自己|你几岁")
+
+_NOTE_MARKER_RE = re.compile(
+    r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|记录|记上|"
+    r"备忘一下|备忘)|"
+    r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|^记得|"
+    r"(?:添加|新增|新建|创建|加|建|加一个|建一个|添加一个|新建一个|创建一个)(?:个)?(?:待办|任务|提醒|日程|todo)|"
+    r"别忘了|不要忘了|别让我忘了|"
+    r"^(?:待办|todo|TODO|备忘|提醒)\s*[:：]"
+)
+_NOTE_NOT_ACTION_RE = re.compile(
+    r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
+)
+_QUESTION_RE = re.compile(
+    r"有什么|有哪些|有啥|哪些|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
+)
+_TASK_NOUN_RE = re.compile(r"任务|待办|安排|日程|事项|ddl|DDL|deadline|todo|to-do|要做的|要交的|要完成的")
+_LIST_VERB_RE = re.compile(
+    r"列出|列一下|列个|看看|看下|看一下|瞅瞅|查一下|查查|查询|显示|给我看|show|list|有什么|有哪些|有啥|哪些|还剩|剩下"
+)
+_DUE_RE = re.compile(r"要交|要做|要完成|要干|要办|截止|到期|ddl|DDL|deadline|过期|逾期|超期|该做|得做|要忙")
+_FREE_ASK_RE = re.compile(
+    r"给我点事|找点事|有什么可以做|有什么能做|做点什么|干点什么|干点啥|做点啥|没事做|没事干"
+)
+_WH_TAIL_RE = re.compile(r"(?:有什么|有哪些|有啥|干什么|做什么|忙什么|要干嘛|是什么)[吗呢啊呀]?[?？]?$")
+_NP_TASK_END_RE = re.compile(r"(?:任务|待办|待办事项|事项|ddl)[吗呢啊呀吧]?[?？。!！]?$")
+_COMPLETED_ASK_RE = re.compile(
+    r"(?:完成了|做完了|搞定了|已完成|完成的|做完的)(?:哪些|什么|几个|多少|的任务|任务)"
+)
+_OVERDUE_ASK_RE = re.compile(r"(?:逾期|过期|超期)(?:的|没做|未完成|了)")
+_PRIORITY_ASK_RE = re.compile(
+    r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
+)
+_REQUEST_ONE_RE = re.compile(r"(?:来|给我|挑|选|推荐|随便挑|找)[一两三四五六七八九十\d]*(?:个|条|件|点)")
+
+_FOLLOWUP_RE = re.compile(
+    r"^(?:那|那么|好的?|嗯|ok|行)?[，, ]*(?:"
+    r"再来|再给|再挑|还有吗|还有呢|还有没有|还有别的|还有其他|还有其它|更多|下一页|继续|换一批|换一个|换几个|换个|"
+    r"其他的呢|别的呢|其它的呢|剩下的呢|"
+    r".{1,12}的呢|.{1,12}呢[?？]?$|.{1,10}的[?？]$|全部|所有|都列出来|都给我"
+    r")",
+    re.IGNORECASE,
+)
+_QUERY_REPLY_RE = re.compile(r"给你整理了|条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个")
+
+_ACTION_VERB_RE = re.compile(
+    r"^(?:把|去|到|给|跟|和|找|约|"
+    r"交|提交|上交|开会|开|买|取|还|打|发|寄|写|做|看|约|预约|缴|交费|续|签|报名|复习|准备|整理|打扫|收拾|洗|修|订|"
+    r"回复|回|联系|参加|见|接|送|带|拿|办|改|完成|确认|安排|健身|跑步|体检|面试|汇报|填|申请|预订|报销|还款|充值|"
+    r"备份|上传|下载|提醒|喂|遛|浇|扔|倒|取消|退|换|装|更新|检查|查|看望|拜访|参观|上课|上班|考试|考|练|学|读|背|"
+    r"搬|充|挂号|理发|剪|缴纳|支付|付|转账|核对|审|批|签字|打印|复印|拍|录|剪辑|发布|部署|测试|上线|跟进|催|问|通知)"
+)
+_THING_RE = re.compile(r"事|活|东西|安排|任务|待办")
+_REMAINING_RE = re.compile(
+    r"(?:还有|剩下|剩|还剩)(?:几|多少)(?:件|个|条|项)?|(?:任务|事).{0,4}(?:做完|完成|搞定)了(?:吗|没)"
+)
+_RELATED_RE = re.compile(r"相关|有关|关于|包含|标题里|标题中")
+_YOU_RE = re.compile(r"你|您")
+_DUE_NP_RE = re.compile(
+    r"(?:要交|要做|要完成|要办|要干|截止|到期|该交|得交)的(?:东西|事情|事|任务|活|待办)?$"
+)
+_ASK_THINGS_RE = re.compile(r"(?:有什么|有啥|有哪些|有没有|还有)(?:.{0,4})(?:事|活儿?)(?!情况)")
+_FILLER_RE = re.compile(r"[帮我你给的呗吧吗呢啊呀嘛一下看，,。.!！?？\s]")
+_SOFT_TIME_RE = re.compile(
+    r"(?:下班|上班|睡前|睡觉|出门|吃饭|开会|放学|回家|周会|例会)(?:之前|以前|前|后|之后|以后)"
+)
+_MODAL_RE = re.compile(r"^(?:我|咱|我们)?(?:要|得|需要|必须|该|应该|记得|准备|打算|计划)")
+
+
+def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
+    try:
+        win = resolve_time(text, now, "Asia/Shanghai")
+    except Exception:
+        win = None
+    if win is None or not win.phrase or win.phrase not in text:
+        return text, False
+    rest = text.replace(win.phrase, "", 1)
+    rest = re.sub(r"^[\s，,。]*(?:之前|以前|前|的时候|时)?", "", rest)
+    return rest.strip(" ，,。"), True
+
+
+def _history_has_query(history: Sequence[HistoryTurn]) -> bool:
+    """True when the latest earlier exchange was a task query (user question or assistant task list)."""
+    for h in reversed(list(history)[-6:]):
+        if h.role == "assistant" and _QUERY_REPLY_RE.search(h.text or ""):
+            return True
+        if h.role == "user":
+            action, _, _ = _route_single(h.text or "", now=_clock())
+            return action == QUERY
+    return False
+
+
+def _clock() -> datetime:
+    # Routing only needs "is there a time phrase", not the exact window, so any fixed clock works.
+    return datetime(2026, 1, 5, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
+
+
+def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
+    text = (message or "").strip()
+    compact = re.sub(r"\s+", "", text)
+    if not compact:
+        return CHAT, 0.95, "空消息"
+    if len(text) > 400 or _META_RE.search(text):
+        return CHAT, 0.95, "客户端的辅助指令或长文本，按闲聊处理"
+    if _GREETING_RE.match(compact):
+        return CHAT, 0.95, "问候或寒暄"
+    if _IDENTITY_RE.search(compact):
+        return CHAT, 0.92, "关于助手本身的问题"
+
+    howto = bool(_HOWTO_RE.search(compact)) and not _MY_TASKS_RE.search(compact)
+    note_marker = bool(_NOTE_MARKER_RE.search(compact)) and not _NOTE_NOT_ACTION_RE.search(compact)
+    lock = extract_count(compact)
+    has_task_noun = bool(_TASK_NOUN_RE.search(compact))
+    has_list_verb = bool(_LIST_VERB_RE.search(compact))
+    has_question = bool(_QUESTION_RE.search(compact))
+
+    if howto and not note_marker:
+        return CHAT, 0.85, "一般性的提问，不是查自己的任务"
+
+    if note_marker:
+        if (has_task_noun or _DUE_RE.search(compact)) and re.search(
+            r"有什么|有哪些|有啥|哪些|几个|多少", compact
+        ):
+            return QUERY, 0.7, "提到提醒，但其实在问有哪些任务"
+        return NOTE, 0.92, "明确要求记下/提醒"
+
+    # --- task questions ---
+    signals = priority_signals(compact)
+    priority_word = any(
+        (
+            signals.important,
+            signals.unimportant,
+            signals.urgent,
+            signals.not_urgent,
+            signals.easy,
+            signals.hard,
+        )
+    )
+    rest, has_time = _strip_time(compact, now)
+    if (lock.explicit is not None or lock.wants_all) and (has_task_noun or priority_word or has_list_verb):
+        return QUERY, 0.92, "要求列出若干条任务"
+    if _REQUEST_ONE_RE.search(compact) and (has_task_noun or priority_word or _THING_RE.search(compact)):
+        return QUERY, 0.9, "要一条/几条任务"
+    if _FREE_ASK_RE.search(compact) or (signals.free_time and _THING_RE.search(compact)):
+        return QUERY, 0.85, "有空，想找点事做"
+    if _COMPLETED_ASK_RE.search(compact) or _OVERDUE_ASK_RE.search(compact) or _REMAINING_RE.search(compact):
+        return QUERY, 0.9, "问完成、逾期或剩下的任务"
+    if has_task_noun and (has_question or has_list_verb):
+        return QUERY, 0.9, "询问自己的任务"
+    if _MY_TASKS_RE.search(compact):
+        return QUERY, 0.88, "询问自己的任务"
+    if _RELATED_RE.search(compact) and (has_list_verb or has_question or _NP_TASK_END_RE.search(compact)):
+        return QUERY, 0.85, "按关键词查任务"
+    if _NP_TASK_END_RE.search(compact) and not re.search(r"^(?:我|我们)?(?:要|得|想|需要)", compact):
+        return QUERY, 0.85, "任务名词短语，按查询处理"
+    if (_PRIORITY_ASK_RE.search(compact) or (priority_word and has_question)) and not _YOU_RE.search(compact):
+        return QUERY, 0.85, "按优先级问任务"
+    if has_time and (_DUE_RE.search(compact) and has_question):
+        return QUERY, 0.88, "问某个时间要交/要做的事"
+    if _DUE_NP_RE.search(compact):
+        return QUERY, 0.8, "要交/要做/到期的东西"
+    if has_time and _WH_TAIL_RE.search(compact):
+        return QUERY, 0.75, "问某个时间的安排"
+    if _DUE_RE.search(compact) and re.search(r"什么|哪些|啥", compact):
+        return QUERY, 0.8, "问要交/要做的事"
+    if _ASK_THINGS_RE.search(compact) and not _YOU_RE.search(compact):
+        return QUERY, 0.75, "问手头有什么事"
+    if has_time and has_list_verb and len(_FILLER_RE.sub("", _LIST_VERB_RE.sub("", rest))) <= 1:
+        return QUERY, 0.75, "想看某个时间的任务"
+    if has_time and has_question and _THING_RE.search(rest) and not _YOU_RE.search(compact):
+        return QUERY, 0.75, "问某个时间的事"
+    if signals.free_time and not has_question:
+        return QUERY, 0.7, "有空，可能想找点事做"
+    if lock.explicit is not None and lock.phrase and not re.match(r"^(?:再|还)", compact):
+        leftover = compact.replace(lock.phrase, "", 1)
+        if len(_FILLER_RE.sub("", leftover)) == 0:
+            return QUERY, 0.7, "只说了条数，按要任务处理"
+
+    # --- bare imperatives (note-ish) ---
+    if not has_question and not howto:
+        soft_time = bool(_SOFT_TIME_RE.search(compact))
+        body = _SOFT_TIME_RE.sub("", rest if has_time else compact)
+        body_wo_modal = _MODAL_RE.sub("", body)
+        has_modal = body_wo_modal != body
+        timed = has_time or soft_time
+        if timed and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
+            if re.match(r"^(?:我|咱|我们)", body):
+                return NOTE, 0.62, "带时间的待办陈述（有主语），较可能是要记下"
+            return NOTE, 0.7, "带时间和动作的祈使句，像是要记下"
+        if has_modal and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
+            return NOTE, 0.55, "像是待办，但没有明确要求记下"
+    return CHAT, 0.7, "普通对话"
+
+
+def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, float, str]:
+    """Routes the latest user message; ``history`` is only used to understand follow-ups."""
+    now = _clock()
+    action, confidence, reason = _route_single(message, now=now)
+    if action == CHAT and confidence < 0.9:
+        compact = re.sub(r"\s+", "", message or "")
+        if compact and len(compact) <= 20 and _FOLLOWUP_RE.search(compact) and _history_has_query(history):
+            return QUERY, 0.88, "承接上一轮的任务查询（追问）"
+    return action, confidence, reason

@@ -1,0 +1,173 @@
+"""Deterministic explicit-count extraction for task queries (brief §3, "explicit count lock").
+
+``extract_count(text)`` reads a count the user *said* — "来一个", "来个", "给我两个", "前 3 个",
+"前三条", "top5", "Top 5", "仨", "俩", "三条简单任务", "再来两个" — and nothing else. It never
+matches substrings blindly: a number only counts when it sits in a count construction.
+
+Count constructions (a number N is digits, fullwidth digits, or a Chinese numeral 一..九十九,
+with 两=2; 俩=2 and 仨=3 stand alone):
+
+* strong
+  - ``top N`` / ``TOP3`` / ``first N`` (English, case-insensitive);
+  - ``前 N`` + classifier (个/条/件/项/样/只), or ``前 N`` + 名/位, or ``前 N`` at the end of a clause;
+  - a request verb (来/给/挑/选/拿/列/显示/看/推荐/找/抽/要/取/整/派/安排) + optional N + classifier
+    ("来个" = 1);
+  - 俩 / 仨 after a request verb or on their own as a quantity ("来俩", "仨简单的").
+* weak
+  - a bare ``N`` + classifier ("三条简单任务", "3个任务"), unless preceded by 第/有/是/这/那/哪/每/某/
+    其中/前 (前 is handled above), so "有一个任务叫…" or "第一个" do not lock.
+
+Never a count: a classifier followed by a time unit ("前三个月", "两个小时", "一个星期", "3个工作日"),
+a number followed by a time word without classifier ("前两天", "3天内", "下周3", "12月5日", "5号",
+"2026-12-15"), numberless quantities ("一些", "几个", "一点", "一下", "来点").
+
+Choosing among several: the earliest strong match wins; if there is none, the earliest weak match.
+A range such as "两三个" / "三五条" locks its upper bound. "全部/所有/全都/都列出来/统统/all" set
+``wants_all`` — but only when no explicit count was found (an explicit count always wins).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+__all__ = ["CountLock", "extract_count", "parse_cn_number"]
+
+
+@dataclass(frozen=True)
+class CountLock:
+    """What the user said about how many tasks to show."""
+
+    explicit: int | None
+    wants_all: bool
+    # The substring (of the NFKC-normalised input) that carried the count, and its span there;
+    # NFKC keeps fullwidth ASCII one character long, so the span usually indexes the raw input too.
+    phrase: str | None = field(default=None, compare=False)
+    span: tuple[int, int] | None = field(default=None, compare=False)
+
+
+_CN_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+
+_NUM = r"(?:(?<![0-9])[0-9]{1,3}(?![0-9])|[零〇一二两三四五六七八九十]{1,4})"
+_CLS = r"(?:个|条|件|项|样|只|份|桩)"
+# A classifier followed by one of these is a duration / time span, not a count of tasks.
+_TIME_AFTER_CLS = (
+    r"(?:[多半]*(?:月|小时|钟头|钟|星期|礼拜|周|工作日|季度|季|年|天|日|晚上|夜|早上|上午|下午|中午|白天|分钟|秒)"
+    r"|人(?!物)|人的)"
+)
+_VERB = r"(?:随便挑|随便来|随机来|再来|再给|再挑|来|给我|给|挑|选|拿|列|显示|看看|看|推荐|找|抽|要)"
+_BLOCK_BEFORE = ("第", "有", "是", "这", "那", "哪", "每", "某", "其中", "前")
+
+_STRONG_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"(?<![a-z])(?:top|first)\s*[-_#]?\s*(?P<n>[0-9]{1,3})(?![0-9])", re.IGNORECASE),
+    re.compile(rf"前\s*(?P<n>{_NUM})\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
+    re.compile(rf"前\s*(?P<n>{_NUM})\s*(?:名|位)"),
+    re.compile(rf"前\s*(?P<n>{_NUM})\s*(?=$|[，。,.!！?？、；;:：\s]|给我|看看|吧)"),
+    re.compile(rf"{_VERB}\s*(?:我|咱)?\s*(?P<n>{_NUM})?\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
+    re.compile(rf"{_VERB}\s*(?:我|咱)?\s*(?P<n>俩|仨)"),
+)
+_WEAK_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(rf"(?P<n>{_NUM})\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
+    re.compile(r"(?<![我你他她它咱们])(?P<n>俩|仨)(?!人)"),
+    re.compile(r"(?<![0-9])(?P<n>[0-9]{1,3})\s*(?:tasks?|items?|todos?)(?![a-z])", re.IGNORECASE),
+)
+
+_ALL_RE = re.compile(
+    r"全部|所有|全都|都列出来|都列一下|都给我|都拿出来|都显示|统统|通通|一股脑|都有哪些|都有什么|都有啥|"
+    r"(?<![a-z])all(?![a-z])|everything",
+    re.IGNORECASE,
+)
+
+
+def _normalise(text: str) -> str:
+    # NFKC folds fullwidth digits/letters/spaces to ASCII without changing CJK characters.
+    return unicodedata.normalize("NFKC", text)
+
+
+def parse_cn_number(token: str) -> int | None:
+    """Parses digits or a Chinese numeral up to 九十九 (俩=2, 仨=3); ranges give their upper bound.
+
+    Returns None for anything that is not a number ("零" alone is 0).
+    """
+    token = token.strip()
+    if not token:
+        return None
+    if token.isascii() and token.isdigit():
+        return int(token)
+    if token == "俩":
+        return 2
+    if token == "仨":
+        return 3
+    if any(ch not in _CN_DIGITS and ch != "十" for ch in token):
+        return None
+    if "十" in token:
+        if token.count("十") > 1:
+            return None
+        tens_s, _, ones_s = token.partition("十")
+        if len(tens_s) > 1 or len(ones_s) > 1:
+            return None
+        tens = _CN_DIGITS[tens_s] if tens_s else 1
+        ones = _CN_DIGITS[ones_s] if ones_s else 0
+        if tens_s == "两" or (tens_s and tens == 0):
+            return None if tens == 0 else tens * 10 + ones
+        return tens * 10 + ones
+    if len(token) == 1:
+        return _CN_DIGITS[token]
+    if len(token) == 2:
+        # "两三" / "三五" / "一两": an approximate range; lock its upper bound.
+        a, b = _CN_DIGITS[token[0]], _CN_DIGITS[token[1]]
+        if 0 < a < b:
+            return b
+    return None
+
+
+def _blocked(text: str, start: int) -> bool:
+    before = text[max(0, start - 2) : start]
+    return any(before.endswith(b) for b in _BLOCK_BEFORE)
+
+
+def _first_match(
+    text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool
+) -> tuple[int, int, int, str] | None:
+    """Earliest (start, end, count, phrase) over all patterns; ties go to the longer match."""
+    best: tuple[int, int, int, int, str] | None = None
+    for pat in patterns:
+        for m in pat.finditer(text):
+            tok = m.group("n")
+            if weak and _blocked(text, m.start()):
+                continue
+            n = 1 if tok is None else parse_cn_number(tok)
+            if n is None or n <= 0:
+                continue
+            key = (m.start(), -(m.end() - m.start()), m.end(), n, m.group(0))
+            if best is None or key[:2] < best[:2]:
+                best = key
+    if best is None:
+        return None
+    return best[0], best[2], best[3], best[4]
+
+
+def extract_count(text: str) -> CountLock:
+    """Reads the explicit count (or "all") the user asked for; see the module docstring for the rules."""
+    norm = _normalise(text or "")
+    hit = _first_match(norm, _STRONG_PATTERNS, weak=False) or _first_match(norm, _WEAK_PATTERNS, weak=True)
+    if hit is not None:
+        return CountLock(explicit=hit[2], wants_all=False, phrase=hit[3], span=(hit[0], hit[1]))
+    m = _ALL_RE.search(norm)
+    if m is not None:
+        return CountLock(explicit=None, wants_all=True, phrase=m.group(0), span=m.span())
+    return CountLock(explicit=None, wants_all=False)

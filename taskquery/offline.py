@@ -1,0 +1,489 @@
+"""Offline (rule-based) planner for 随口问: a sentence → ``QueryPlan`` without a model call.
+
+Rules, in the order they are applied:
+
+* **count** — ``extract_count`` (``taskquery.countlock``) decides ``limit``: the explicit count, or None
+  (also None for "全部/所有": the pipeline reads ``wants_all`` from the lock itself).
+* **quadrants** (groups: 1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要; negation-aware, so
+  "不重要" is never read as "重要"):
+  - "第N象限" → [N];
+  - not important ("不重要/优先级低/无关紧要/次要"): + hard ("不简单/麻烦/复杂") → [4]; + easy → [3];
+    + urgent → [3] (4 is promoted to 3 when urgent); + not urgent → [4]; alone → [3, 4];
+  - important ("重要/关键/重点/优先级高/必须/务必"): + urgent → [1]; + not urgent → [2]; alone → [1, 2];
+  - urgent alone ("紧急/急/马上/尽快") → [1] ([3] when also "简单");
+  - not urgent alone ("不急/不紧急") → [2, 4] (the non-promoted group of each pair);
+  - easy ("简单/轻松/容易/小事/顺手") → [3]; explicitly "不简单/不容易" → [4];
+  - free time ("我很闲/有空/无聊/给我点事做/打发时间") → [3, 4];
+  - anything else (including time-only questions such as "这周要交什么") → None (all groups).
+* **time** — ``time_text`` is the exact phrase ``core.timeanchor.resolve_time`` recognises in the
+  sentence (the count phrase is masked out first so "前2个" is never read as a date); the resolved
+  window is also put in ``time_after``/``time_before`` as the fallback bounds. ``prefer="past"`` when
+  the question is about completion or creation time. "逾期/过期/超期" that the resolver misses still
+  give ``time_text`` = that word and ``time_before`` = now.
+* **time_field** — ``completed`` for finished work ("完成了/做完的/已完成/搞定了", not "要完成/没完成")
+  when a time phrase is present and the sentence is not merely "包括已完成的"; ``created`` for
+  "新建/创建/新加/添加的/加的/记的"; else ``deadline``.
+* **include_completed** — true for finished-work questions and "包括/包含/连…已完成的".
+* **keyword** — a quoted word, "标题里有X", "包含X的", "和X相关/有关", "关于X的", "叫X的", "X相关的";
+  the noun is cleaned of fillers and rejected if it is a time phrase, a count or a priority word.
+* **sort** — "最重要/最紧急/优先级最高/按优先级" → priority asc; newest-created ("最新/最近新建/刚加")
+  → id desc; "最晚/倒序" → deadline desc; otherwise deadline asc.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from core.timeanchor import TimeWindow, resolve_time
+from taskquery.countlock import extract_count
+from taskquery.plan import Order, QueryPlan, SortBy, TimeField
+
+__all__ = [
+    "PrioritySignals",
+    "offline_plan",
+    "offline_plan_followup",
+    "priority_signals",
+    "quadrants_from_text",
+]
+
+# ---------------------------------------------------------------------------------------------
+# Priority words (shared with the quick-note rules)
+
+_NEGATIONS = (
+    "不",
+    "不太",
+    "不怎么",
+    "不是很",
+    "不算",
+    "不算太",
+    "没那么",
+    "没有那么",
+    "并不",
+    "没",
+    "没有",
+    "不用",
+    "不必",
+    "别",
+    "无需",
+    "不着",
+    "不用着",
+    "别着",
+)
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(word), text)]
+
+
+def _negated_at(text: str, start: int) -> bool:
+    before = text[max(0, start - 4) : start]
+    if before.endswith(("有没有", "是不是", "要不要", "会不会", "有没", "是否")):
+        return False  # a yes/no question, not a negation ("有没有容易的")
+    return any(before.endswith(n) for n in _NEGATIONS)
+
+
+def _has_plain(text: str, word: str) -> bool:
+    """``word`` occurs at least once without a negation in front of it."""
+    return any(not _negated_at(text, i) for i in _occurrences(text, word))
+
+
+def _has_negated(text: str, word: str) -> bool:
+    return any(_negated_at(text, i) for i in _occurrences(text, word))
+
+
+_UNIMPORTANT_RE = re.compile(
+    r"无关紧要|不要紧|次要|无所谓|可有可无|优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高|不关键|不急不重要"
+)
+_IMPORTANT_RE = re.compile(r"重点|优先级(?:比较|较|很|最)?高|高优先级|务必|必须|一定要|千万|非做不可|核心")
+_URGENT_RE = re.compile(
+    r"马上|尽快|立刻|立即|赶紧|火速|加急|刻不容缓|迫在眉睫|火烧眉毛|asap|ASAP|十万火急|当务之急"
+)
+_NOT_URGENT_RE = re.compile(r"慢慢来|有空再|不赶时间|不赶")
+_EASY_RE = re.compile(r"轻松|省事|不费劲|不难|小事|琐事|杂事|顺手|随手|顺便|举手之劳|几分钟|简简单单")
+_HARD_RE = re.compile(r"复杂|麻烦|费劲|费时|棘手|有难度|困难|难搞|难做|难办|比较难|很难|烦人|耗时")
+_FREE_RE = re.compile(
+    r"很闲|好闲|挺闲|闲着|闲下来|闲得|有空|有点空|空下来|无聊|没事做|没事干|没事可做|给我点事|找点事|打发时间|"
+    r"摸鱼|空闲|有时间"
+)
+_QUADRANT_RE = re.compile(r"第\s*([1-4一二三四])\s*象限|象限\s*([1-4一二三四])")
+_CN_SMALL = {"一": 1, "二": 2, "三": 3, "四": 4}
+
+
+def _urgent_plain(text: str) -> bool:
+    """Whether "急"/"紧急"/"着急"/"紧迫" occurs without a negation in front of the whole word."""
+    for i in _occurrences(text, "急"):
+        if text[i + 1 : i + 2] in ("诊", "性", "救"):
+            continue
+        start = i - 1 if i > 0 and text[i - 1] in "紧着" else i
+        if not _negated_at(text, start):
+            return True
+    return _has_plain(text, "紧迫")
+
+
+def _urgent_negated(text: str) -> bool:
+    for i in _occurrences(text, "急"):
+        start = i - 1 if i > 0 and text[i - 1] in "紧着" else i
+        if _negated_at(text, start):
+            return True
+    return _has_negated(text, "紧迫")
+
+
+@dataclass(frozen=True)
+class PrioritySignals:
+    """Negation-aware priority words found in a sentence."""
+
+    important: bool
+    unimportant: bool
+    urgent: bool
+    not_urgent: bool
+    easy: bool
+    hard: bool
+    free_time: bool
+    explicit_group: int | None = None
+
+
+def priority_signals(text: str) -> PrioritySignals:
+    t = text or ""
+    unimportant = bool(_UNIMPORTANT_RE.search(t)) or _has_negated(t, "重要") or _has_negated(t, "关键")
+    important = (
+        _has_plain(t, "重要") or _has_plain(t, "关键") or bool(_IMPORTANT_RE.search(t))
+    ) and not bool(re.search(r"优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高", t))
+    # "要紧" counts as important unless negated ("不要紧" is unimportant above).
+    if _has_plain(t, "要紧") and "无关紧要" not in t:
+        important = True
+    if unimportant and not (_has_plain(t, "重要") or _has_plain(t, "关键")):
+        important = False
+    urgent = _urgent_plain(t) or bool(_URGENT_RE.search(t))
+    not_urgent = _urgent_negated(t) or bool(_NOT_URGENT_RE.search(t))
+    easy = (
+        _has_plain(t, "简单")
+        or (_has_plain(t, "容易") and not _has_negated(t, "容易"))
+        or bool(_EASY_RE.search(t))
+    )
+    hard = _has_negated(t, "简单") or _has_negated(t, "容易") or bool(_HARD_RE.search(t))
+    if _has_negated(t, "简单") and not _has_plain(t, "简单"):
+        easy = bool(_EASY_RE.search(t))
+    if "不难" in t or "不费劲" in t:
+        hard = bool(_HARD_RE.search(t.replace("不难", "").replace("不费劲", ""))) or _has_negated(t, "简单")
+    explicit: int | None = None
+    m = _QUADRANT_RE.search(t)
+    if m:
+        tok = m.group(1) or m.group(2)
+        explicit = int(tok) if tok.isdigit() else _CN_SMALL[tok]
+    return PrioritySignals(
+        important=important,
+        unimportant=unimportant,
+        urgent=urgent,
+        not_urgent=not_urgent,
+        easy=easy,
+        hard=hard,
+        free_time=bool(_FREE_RE.search(t)),
+        explicit_group=explicit,
+    )
+
+
+def quadrants_from_text(text: str) -> list[int] | None:
+    """The priority groups a question asks about (see the module docstring); None = all."""
+    s = priority_signals(text)
+    if s.explicit_group is not None:
+        return [s.explicit_group]
+    if s.unimportant:
+        if s.hard and not s.easy:
+            return [4]
+        if s.easy:
+            return [3]
+        if s.urgent:
+            return [3]
+        if s.not_urgent:
+            return [4]
+        return [3, 4]
+    if s.important:
+        if s.not_urgent:
+            return [2]
+        if s.urgent:
+            return [1]
+        return [1, 2]
+    if s.urgent and not s.not_urgent:
+        return [3] if s.easy else [1]
+    if s.not_urgent:
+        if s.easy:
+            return [3]
+        if s.hard:
+            return [4]
+        return [2, 4]
+    if s.easy:
+        return [3]
+    if re.search(r"不简单|不容易|不太简单|没那么简单", text or ""):
+        return [4]
+    if s.free_time:
+        return [3, 4]
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Time field, completion, keyword, sorting
+
+_NOT_DONE_RE = re.compile(
+    r"(?:没|未|还没|还没有|没有|尚未)(?:完成|做完|搞定|干完|办完|弄完|做|办|处理)|待完成|未完成"
+)
+_DONE_RE = re.compile(
+    r"(?:已经|已)(?:完成|做完|搞定|干完|办完|弄完|处理)|(?:完成|做完|搞定|干完|办完|弄完|结束|处理完)(?:了|的|过)|"
+    r"做过的|finished|completed|(?<![a-z])done(?![a-z])",
+    re.IGNORECASE,
+)
+_DONE_BLOCK_BEFORE = (
+    "要",
+    "需",
+    "需要",
+    "得",
+    "该",
+    "应该",
+    "待",
+    "没",
+    "未",
+    "能",
+    "将",
+    "可以",
+    "必须",
+    "想",
+)
+_INCLUSIVE_RE = re.compile(
+    r"(?:包括|包含|连同|连|含)(?:已经|已)?(?:完成|做完|搞定)|(?:完成|做完)的也|(?:完成|做完|搞定|干完)了(?:吗|没)"
+)
+_CREATED_RE = re.compile(
+    r"(?:新建|创建|新加|新增|添加|录入|记下|建立|新记)(?:了|的)|(?<![参增追更附])加(?:了|的)(?!班)|"
+    r"(?<![忘记])记(?:了|的)(?!得|住|录)|新建|创建的|最新(?:建|加|添加|记)"
+)
+_OVERDUE_RE = re.compile(r"逾期|过期|超期|已经过了截止|过了截止|误期|拖期")
+_PRIORITY_SORT_RE = re.compile(
+    r"最重要|最紧急|最急|最要紧|最关键|优先级最高|按优先级|优先级排序|按重要|重要程度"
+)
+_NEWEST_RE = re.compile(
+    r"最新|最近新建|最近创建|最近添加|最近加|刚加|刚建|刚记|刚添加|最后加|最后添加|按创建"
+)
+_LATEST_DEADLINE_RE = re.compile(r"最晚|倒序|从晚到早|由晚到早|最远|截止最晚|最后截止")
+
+
+def _done_question(text: str) -> bool:
+    if _INCLUSIVE_RE.search(text):
+        return True
+    for m in _DONE_RE.finditer(text):
+        before = text[max(0, m.start() - 3) : m.start()]
+        if any(before.endswith(b) for b in _DONE_BLOCK_BEFORE):
+            continue
+        return True
+    return False
+
+
+_QUOTE_RE = re.compile(r"[“\"'「『‘《【](?P<kw>[^”\"'」』’》】]{1,30})[”\"'」』’》】]")
+_KEYWORD_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(r"标题(?:里|中|上|里面)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
+    re.compile(r"(?:名字|名称)(?:里|中)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
+    re.compile(
+        r"(?:包含|包括|含有|带有|涉及)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|这个词|字样|二字|关键字|关键词|$)"
+    ),
+    re.compile(r"(?:和|跟|与|同)(?P<kw>[^，,。？?！!和跟与]{1,20}?)(?:相关|有关|有关系|沾边)"),
+    re.compile(r"关于(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|方面|$)"),
+    re.compile(r"(?:叫做|叫|名为)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|$)"),
+    re.compile(r"(?P<kw>[^，,。？?！!]{1,20}?)(?:相关|有关)"),
+    re.compile(r"(?P<kw>[^，,。？?！!的]{1,12}?)(?:方面|类)的"),
+)
+_KW_LEAD_RE = re.compile(
+    r"^(?:请|帮我|麻烦|给我|查一下|查查|查|找一下|找找|找|看一下|看看|看|列出|列一下|显示|搜一下|搜|所有|全部|"
+    r"我的|我|那些|那个|这个|一下|有没有|有哪些|哪些|有)+"
+)
+_KW_TAIL_RE = re.compile(r"(?:的|任务|事情|事项|事|待办|这个词|字样|二字|吗|呢|啊)+$")
+_KW_STOP = {
+    "任务",
+    "事情",
+    "待办",
+    "事",
+    "我",
+    "我的",
+    "简单",
+    "重要",
+    "紧急",
+    "不重要",
+    "不紧急",
+    "优先级",
+    "完成",
+    "已完成",
+    "已经完成",
+    "完成了",
+    "做完",
+    "截止",
+    "到期",
+    "逾期",
+    "过期",
+    "工作",
+    "什么",
+    "哪些",
+}
+
+
+def _clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
+    kw = raw.strip().strip("“”\"'「」『』‘’《》【】 ")
+    kw = _KW_LEAD_RE.sub("", kw)
+    kw = _KW_TAIL_RE.sub("", kw).strip()
+    if not kw or len(kw) > 20 or kw in _KW_STOP:
+        return None
+    if (
+        priority_signals(kw) != PrioritySignals(False, False, False, False, False, False, False)
+        and len(kw) <= 4
+    ):
+        return None
+    if extract_count(kw).explicit is not None or extract_count(kw).wants_all:
+        return None
+    if _DONE_RE.search(kw) or _OVERDUE_RE.search(kw):
+        return None
+    try:
+        win = resolve_time(kw, now, tz)
+    except Exception:
+        win = None
+    if win is not None and win.phrase:
+        rest = kw.replace(win.phrase, "").strip()
+        if len(rest) < 1:
+            return None
+        kw = _KW_TAIL_RE.sub("", _KW_LEAD_RE.sub("", rest)).strip()
+        if not kw or kw in _KW_STOP:
+            return None
+    return kw
+
+
+def _keyword(text: str, now: datetime, tz: str) -> str | None:
+    m = _QUOTE_RE.search(text)
+    if m:
+        kw = _clean_keyword(m.group("kw"), now, tz)
+        if kw:
+            return kw
+    for pat in _KEYWORD_RES:
+        for m in pat.finditer(text):
+            kw = _clean_keyword(m.group("kw"), now, tz)
+            if kw:
+                return kw
+    return None
+
+
+Prefer = Literal["future", "past"]
+
+
+def _safe_resolve(text: str, now: datetime, tz: str, prefer: Prefer) -> TimeWindow | None:
+    try:
+        return resolve_time(text, now, tz, prefer=prefer)
+    except Exception:
+        return None
+
+
+def _mask(text: str, span: tuple[int, int] | None, phrase: str | None) -> str:
+    """Blanks the count phrase so the time resolver cannot read "前2个" as a date."""
+    if span is None or phrase is None:
+        return text
+    a, b = span
+    if text[a:b] == phrase:
+        return text[:a] + "，" * (b - a) + text[b:]
+    idx = text.find(phrase)
+    if idx >= 0:
+        return text[:idx] + "，" * len(phrase) + text[idx + len(phrase) :]
+    return text
+
+
+def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> QueryPlan:
+    """Reads a task question into a ``QueryPlan`` with deterministic rules (module docstring)."""
+    text = (sentence or "").strip()
+    lock = extract_count(text)
+
+    done = _done_question(text)
+    not_done = bool(_NOT_DONE_RE.search(text))
+    inclusive = bool(_INCLUSIVE_RE.search(text))
+    created = bool(_CREATED_RE.search(text)) and not done
+
+    include_completed = done and not (not_done and not inclusive)
+    field: TimeField = "deadline"
+    if created:
+        field = "created"
+    elif include_completed and not inclusive:
+        field = "completed"
+    prefer: Prefer = "past" if field in ("completed", "created") else "future"
+
+    masked = _mask(text, lock.span, lock.phrase) if lock.explicit is not None else text
+    win = _safe_resolve(masked, now, tz, prefer)
+    time_text: str | None = None
+    time_after: datetime | None = None
+    time_before: datetime | None = None
+    if win is not None and win.phrase:
+        time_text = win.phrase
+        time_after, time_before = win.start, win.end
+        if win.overdue:
+            include_completed = False
+    else:
+        om = _OVERDUE_RE.search(text)
+        if om:
+            time_text = om.group(0)
+            time_before = now
+            include_completed = False
+    if time_text is None and field == "completed":
+        # "完成了的任务": no completion window, just include finished ones.
+        field = "deadline"
+
+    sort_by: SortBy = "deadline"
+    order: Order = "asc"
+    if _PRIORITY_SORT_RE.search(text):
+        sort_by = "priority"
+    elif _NEWEST_RE.search(text) or (field == "created" and "最近" in text):
+        sort_by, order = "id", "desc"
+    elif _LATEST_DEADLINE_RE.search(text):
+        order = "desc"
+
+    return QueryPlan(
+        quadrants=quadrants_from_text(text),
+        time_text=time_text,
+        time_after=time_after,
+        time_before=time_before,
+        time_field=field,
+        include_completed=include_completed,
+        keyword=_keyword(text, now, tz),
+        sort_by=sort_by,
+        order=order,
+        limit=lock.explicit,
+    )
+
+
+_MORE_RE = re.compile(
+    r"再来|还有吗|还有呢|还有没有|还有别的|还有其他|更多|下一页|继续|换一批|换几个|换一个|其他的呢|别的呢"
+)
+
+
+def offline_plan_followup(
+    sentence: str, previous_user_sentence: str, now: datetime, tz: str = "Asia/Shanghai"
+) -> QueryPlan:
+    """Merges a follow-up ("再来两个", "还有吗", "那下周的呢", "重要的呢") into the previous question's plan.
+
+    What the follow-up says wins (time, quadrants, keyword, completion, sort); what it leaves out is
+    inherited. The count comes from the follow-up if it says one ("再来两个" → 2); a bare "还有吗"
+    keeps the previous count.
+    """
+    prev = offline_plan(previous_user_sentence, now, tz)
+    cur = offline_plan(sentence, now, tz)
+    merged = prev.model_copy()
+    if cur.time_text is not None:
+        merged.time_text = cur.time_text
+        merged.time_after = cur.time_after
+        merged.time_before = cur.time_before
+        merged.time_field = cur.time_field
+    if cur.quadrants is not None:
+        merged.quadrants = cur.quadrants
+    if cur.keyword is not None:
+        merged.keyword = cur.keyword
+    if cur.include_completed:
+        merged.include_completed = True
+    if (cur.sort_by, cur.order) != ("deadline", "asc"):
+        merged.sort_by, merged.order = cur.sort_by, cur.order
+    lock = extract_count(sentence)
+    if lock.explicit is not None:
+        merged.limit = lock.explicit
+    elif lock.wants_all or not _MORE_RE.search(sentence or ""):
+        merged.limit = None
+    return merged

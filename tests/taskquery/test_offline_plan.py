@@ -1,0 +1,264 @@
+"""The offline planner: quadrants, time phrase, time field, completion, keyword, sort and count."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from taskquery.offline import offline_plan, offline_plan_followup, quadrants_from_text
+from taskquery.plan import QueryPlan
+
+NOW = datetime.fromisoformat("2026-11-30T10:00:00+08:00")  # a Monday
+TZ = "Asia/Shanghai"
+TOL = timedelta(minutes=2)
+
+
+def _same(got: datetime | None, want: str | None) -> bool:
+    if got is None or want is None:
+        return got is None and want is None
+    return abs(got - datetime.fromisoformat(want)) <= TOL
+
+
+def _same_start(got: datetime | None, want: str | None) -> bool:
+    # the scorer accepts a window that starts now instead of at today's midnight
+    if _same(got, want):
+        return True
+    return (
+        want is not None
+        and got is not None
+        and _same(got, NOW.isoformat())
+        and want.endswith("T00:00:00+08:00")
+    )
+
+
+def plan(sentence: str) -> QueryPlan:
+    return offline_plan(sentence, NOW, TZ)
+
+
+# --- dev-set cases (copied from the eval dev set; the tests never read it) --------------------
+
+DEV_LIMIT_QUADRANTS: list[tuple[str, int | None, list[list[int] | None] | None]] = [
+    ("来一个我的简单任务", 1, [[3]]),
+    ("给我3个优先级低的任务", 3, [[3, 4], [4]]),
+    ("前五个简单任务给我看看", 5, [[3]]),
+    ("top 2 重要任务", 2, [[1, 2], [1]]),
+    ("给我一些任务", None, None),
+    ("前两天的任务", None, None),
+    ("所有任务", None, None),
+    ("明天到期的前2个任务", 2, None),
+    ("重要不紧急的有哪些", None, [[2]]),
+]
+
+
+@pytest.mark.parametrize(("sentence", "limit", "quadrants_any"), DEV_LIMIT_QUADRANTS)
+def test_dev_limit_and_quadrants(
+    sentence: str, limit: int | None, quadrants_any: list[list[int] | None] | None
+) -> None:
+    p = plan(sentence)
+    assert p.limit == limit
+    if quadrants_any is not None:
+        assert p.quadrants in quadrants_any
+
+
+DEV_WINDOWS: list[tuple[str, list[str | None], list[str]]] = [
+    (
+        "后天截止的有哪些",
+        ["2026-12-02T00:00:00+08:00"],
+        ["2026-12-03T00:00:00+08:00", "2026-12-02T23:59:00+08:00"],
+    ),
+    (
+        "这周要交什么",
+        ["2026-11-30T00:00:00+08:00", "2026-11-30T10:00:00+08:00"],
+        ["2026-12-07T00:00:00+08:00", "2026-12-06T23:59:00+08:00"],
+    ),
+    (
+        "下周一有什么任务",
+        ["2026-12-07T00:00:00+08:00"],
+        ["2026-12-08T00:00:00+08:00", "2026-12-07T23:59:00+08:00"],
+    ),
+    ("过期没做的任务", [None], ["2026-11-30T10:00:00+08:00", "2026-11-30T00:00:00+08:00"]),
+    (
+        "明天到期的前2个任务",
+        ["2026-12-01T00:00:00+08:00"],
+        ["2026-12-02T00:00:00+08:00", "2026-12-01T23:59:00+08:00"],
+    ),
+]
+
+
+@pytest.mark.parametrize(("sentence", "after_any", "before_any"), DEV_WINDOWS)
+def test_dev_time_windows(sentence: str, after_any: list[str | None], before_any: list[str]) -> None:
+    p = plan(sentence)
+    assert p.time_text and p.time_text in sentence
+    assert any(_same_start(p.time_after, a) if a else p.time_after is None for a in after_any)
+    assert any(_same(p.time_before, b) for b in before_any)
+
+
+def test_dev_overdue_excludes_completed() -> None:
+    p = plan("过期没做的任务")
+    assert p.include_completed is False
+    assert p.time_text is not None and "过期" in p.time_text
+
+
+def test_dev_completed() -> None:
+    assert plan("完成了的任务").include_completed is True
+
+
+def test_dev_keyword() -> None:
+    assert plan("和合同相关的任务").keyword == "合同"
+
+
+def test_time_only_question_keeps_all_quadrants() -> None:
+    assert plan("这周要交什么").quadrants is None
+
+
+# --- quadrants --------------------------------------------------------------------------------
+
+QUADRANTS: list[tuple[str, list[int] | None]] = [
+    ("简单的任务", [3]),
+    ("来个轻松点的", [3]),
+    ("有没有容易的", [3]),
+    ("我很闲，给我点事做", [3, 4]),
+    ("有空，有什么可以做的", [3, 4]),
+    ("优先级低的", [3, 4]),
+    ("低优先级任务", [3, 4]),
+    ("不重要的任务", [3, 4]),
+    ("不太重要的", [3, 4]),
+    ("重要的任务", [1, 2]),
+    ("关键任务有哪些", [1, 2]),
+    ("重要不紧急的有哪些", [2]),
+    ("重要但不紧急", [2]),
+    ("重要且紧急的", [1]),
+    ("又重要又紧急的任务", [1]),
+    ("紧急的任务", [1]),
+    ("有什么急事", [1]),
+    ("不简单不重要的", [4]),
+    ("简单不重要的", [3]),
+    ("不重要但紧急的", [3]),
+    ("不重要不紧急的", [4]),
+    ("不紧急的任务", [2, 4]),
+    ("不着急的", [2, 4]),
+    ("第二象限的任务", [2]),
+    ("最重要的任务", [1, 2]),
+    ("这周要交什么", None),
+    ("明天有什么任务", None),
+    ("所有任务", None),
+    ("不简单的任务", [4]),
+    ("急诊挂号的事", None),
+]
+
+
+@pytest.mark.parametrize(("sentence", "expected"), QUADRANTS)
+def test_quadrants(sentence: str, expected: list[int] | None) -> None:
+    assert quadrants_from_text(sentence) == expected
+    assert plan(sentence).quadrants == expected
+
+
+# --- time field / completion ------------------------------------------------------------------
+
+FIELDS: list[tuple[str, str, bool]] = [
+    ("上周完成了哪些", "completed", True),
+    ("昨天做完的任务", "completed", True),
+    ("完成了的任务", "deadline", True),
+    ("已完成的任务", "deadline", True),
+    ("明天要完成的任务", "deadline", False),
+    ("还没完成的任务", "deadline", False),
+    ("最近新建的任务", "created", False),
+    ("今天添加的任务", "created", False),
+    ("昨天新加了哪些任务", "created", False),
+    ("这周的任务，包括已完成的", "deadline", True),
+    ("下周三之前的任务", "deadline", False),
+]
+
+
+@pytest.mark.parametrize(("sentence", "field", "include_completed"), FIELDS)
+def test_time_field_and_completion(sentence: str, field: str, include_completed: bool) -> None:
+    p = plan(sentence)
+    assert p.time_field == field
+    assert p.include_completed is include_completed
+
+
+def test_completed_last_week_is_a_past_window() -> None:
+    p = plan("上周完成了哪些")
+    assert p.time_text == "上周"
+    assert p.time_before is not None and p.time_before <= NOW
+
+
+# --- keyword ----------------------------------------------------------------------------------
+
+KEYWORDS: list[tuple[str, str | None]] = [
+    ("和合同相关的任务", "合同"),
+    ("跟报销有关的", "报销"),
+    ("关于报告的任务", "报告"),
+    ("包含'周报'的任务", "周报"),
+    ("包含“周报”的任务", "周报"),
+    ("标题里有发票的任务", "发票"),
+    ("叫周报的任务", "周报"),
+    ("合同相关的任务有哪些", "合同"),
+    ("明天有什么任务", None),
+    ("简单的任务", None),
+    ("给我3个优先级低的任务", None),
+    ("包括已完成的任务", None),
+    ("下周相关的任务", None),
+    ("和客户A相关的前三个任务", "客户A"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "keyword"), KEYWORDS)
+def test_keyword(sentence: str, keyword: str | None) -> None:
+    assert plan(sentence).keyword == keyword
+
+
+# --- sort -------------------------------------------------------------------------------------
+
+SORTS: list[tuple[str, str, str]] = [
+    ("最重要的三个任务", "priority", "asc"),
+    ("优先级最高的任务", "priority", "asc"),
+    ("按优先级列出本周任务", "priority", "asc"),
+    ("最新添加的任务", "id", "desc"),
+    ("最近新建的任务", "id", "desc"),
+    ("截止最晚的任务", "deadline", "desc"),
+    ("明天的任务", "deadline", "asc"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "sort_by", "order"), SORTS)
+def test_sort(sentence: str, sort_by: str, order: str) -> None:
+    p = plan(sentence)
+    assert (p.sort_by, p.order) == (sort_by, order)
+
+
+def test_count_phrase_is_not_read_as_time() -> None:
+    p = plan("前三个任务")
+    assert p.limit == 3
+    assert p.time_text is None
+
+
+# --- follow-ups -------------------------------------------------------------------------------
+
+
+def test_followup_more_keeps_filters_and_takes_new_count() -> None:
+    p = offline_plan_followup("再来两个", "来一个我的简单任务", NOW, TZ)
+    assert p.quadrants == [3]
+    assert p.limit == 2
+
+
+def test_followup_time_switch() -> None:
+    p = offline_plan_followup("那下周的呢", "重要的任务有哪些", NOW, TZ)
+    assert p.quadrants == [1, 2]
+    assert p.time_text == "下周"
+
+
+def test_followup_bare_more_keeps_previous_count() -> None:
+    p = offline_plan_followup("还有吗", "给我3个简单任务", NOW, TZ)
+    assert p.limit == 3
+    assert p.quadrants == [3]
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(max_size=40))
+def test_never_raises(text: str) -> None:
+    p = offline_plan(text, NOW, TZ)
+    assert p.quadrants is None or set(p.quadrants) <= {1, 2, 3, 4}
