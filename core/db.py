@@ -1,0 +1,155 @@
+"""Engine creation and schema migration.
+
+``make_engine(url)``
+    SQLite: the file's directory is created, and every new connection gets ``journal_mode=WAL``
+    (readers never block the writer), ``foreign_keys=ON`` and ``busy_timeout`` (a writer waits
+    for the lock instead of failing at once); ``check_same_thread=False`` so a pooled
+    connection can serve any thread. PostgreSQL: psycopg 3 with ``pool_pre_ping``. A bare
+    ``postgresql://`` URL is given the psycopg driver.
+``migrate(engine)``
+    ``alembic upgrade head`` with the migration scripts shipped in :mod:`core.migrations`; no
+    ``alembic.ini`` is needed. Idempotent. On PostgreSQL it runs in one transaction holding a
+    transaction-level advisory lock, so two processes starting at once serialise: the second
+    waits, then finds the schema at head and does nothing.
+``session_factory(engine)``
+    A callable returning new :class:`sqlmodel.Session` objects bound to the engine.
+
+Nothing happens at import time.
+"""
+
+from __future__ import annotations
+
+import functools
+import sqlite3
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import URL, Engine, make_url
+from sqlmodel import Session
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
+SQLITE_BUSY_TIMEOUT_MS = 5000
+# pg_advisory_xact_lock key: a fixed 63-bit number derived from "suikou:migrate".
+MIGRATION_LOCK_KEY = 0x5375_696B_6F75_4D31 & 0x7FFF_FFFF_FFFF_FFFF
+# Alembic's ``context``/``op`` proxies are process-global, so migrations in one process must not
+# overlap; across processes the database lock below does the serialising.
+_MIGRATE_LOCK = threading.Lock()
+
+
+def normalize_url(url: str | URL) -> URL:
+    u = make_url(url)
+    if u.drivername in ("postgresql", "postgres"):
+        u = u.set(drivername="postgresql+psycopg")
+    return u
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+        _ensure_wal(cursor)
+        cursor.execute("PRAGMA synchronous = NORMAL")
+    finally:
+        cursor.close()
+
+
+def _ensure_wal(cursor: Any) -> None:
+    """Switch a database file to WAL (persistent, so usually already done).
+
+    The switch needs an exclusive lock and does not wait on ``busy_timeout``, so several
+    processes opening a brand-new file at once can see "database is locked": retry briefly.
+    """
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() in ("wal", "memory"):
+                return
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def make_engine(url: str | URL, **kwargs: Any) -> Engine:
+    """An engine for a SQLite file or a PostgreSQL server (extra kwargs go to create_engine)."""
+    u = normalize_url(url)
+    backend = u.get_backend_name()
+    if backend == "sqlite":
+        database = u.database or ""
+        if database and database != ":memory:" and not database.startswith("file:"):
+            Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+        connect_args = {"check_same_thread": False, **kwargs.pop("connect_args", {})}
+        engine = sa.create_engine(u, connect_args=connect_args, **kwargs)
+        sa.event.listen(engine, "connect", _sqlite_on_connect)
+        return engine
+    if backend == "postgresql":
+        kwargs.setdefault("pool_pre_ping", True)
+        return sa.create_engine(u, **kwargs)
+    raise ValueError(f"unsupported database backend {backend!r} (use sqlite or postgresql)")
+
+
+def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Any:
+    """An Alembic Config built in code, pointing at the packaged migration scripts."""
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    if url is not None:
+        cfg.set_main_option("sqlalchemy.url", url.replace("%", "%%"))
+    if connection is not None:
+        cfg.attributes["connection"] = connection
+    return cfg
+
+
+def migrate(engine: Engine, revision: str = "head") -> None:
+    """Bring the schema to ``revision`` (default head). Safe to call on every start."""
+    from alembic import command
+
+    with _MIGRATE_LOCK, engine.begin() as conn:
+        lock_for_migration(conn)
+        command.upgrade(alembic_config(conn), revision)
+
+
+def lock_for_migration(conn: sa.Connection) -> None:
+    """Serialise migrations across processes for the rest of ``conn``'s transaction.
+
+    PostgreSQL: a transaction-level advisory lock (DDL is transactional there). SQLite: ``BEGIN
+    IMMEDIATE`` takes the write lock up front (others wait up to ``busy_timeout``), which also
+    makes the migration one transaction instead of pysqlite's autocommitted DDL.
+    """
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+    elif conn.dialect.name == "sqlite":
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def current_revision(engine: Engine) -> str | None:
+    from alembic.runtime.migration import MigrationContext
+
+    with engine.connect() as conn:
+        return MigrationContext.configure(conn).get_current_revision()
+
+
+def session_factory(engine: Engine) -> Callable[[], Session]:
+    """New sessions bound to ``engine``; objects stay readable after commit."""
+    return functools.partial(Session, engine, expire_on_commit=False)
+
+
+__all__ = [
+    "MIGRATIONS_DIR",
+    "alembic_config",
+    "current_revision",
+    "lock_for_migration",
+    "make_engine",
+    "migrate",
+    "normalize_url",
+    "session_factory",
+]

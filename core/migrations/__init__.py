@@ -1,0 +1,1 @@
+"""Alembic migration scripts for Suikou's tables (run via :func:`core.db.migrate`)."""

@@ -1,0 +1,158 @@
+"""core.db / core.migrations: the shipped migrations build exactly the models' schema, are
+idempotent, and are safe to run concurrently."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import sqlalchemy as sa
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy.engine import Engine
+from sqlmodel import SQLModel
+
+import core.models  # noqa: F401  (registers tables)
+from core.db import MIGRATIONS_DIR, alembic_config, current_revision, make_engine, migrate
+
+
+def _head() -> str | None:
+    return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+def _snapshot(engine: Engine) -> dict[str, object]:
+    insp = sa.inspect(engine)
+    return {
+        t: (
+            [c["name"] for c in insp.get_columns(t)],
+            sorted(i["name"] or "" for i in insp.get_indexes(t)),
+        )
+        for t in sorted(insp.get_table_names())
+    }
+
+
+def test_migrations_ship_in_the_package() -> None:
+    assert (MIGRATIONS_DIR / "env.py").is_file()
+    assert (MIGRATIONS_DIR / "script.py.mako").is_file()
+    assert list((MIGRATIONS_DIR / "versions").glob("0001_*.py"))
+    assert _head() == "0001_initial"
+
+
+def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
+    engine = engine_factory()
+    assert current_revision(engine) is None
+    migrate(engine)
+    assert current_revision(engine) == _head()
+    before = _snapshot(engine)
+    assert {"users", "api_keys", "tasks", "alembic_version"} <= set(before)
+    migrate(engine)
+    assert current_revision(engine) == _head()
+    assert _snapshot(engine) == before
+
+
+def test_migrated_schema_matches_models(engine: Engine) -> None:
+    with engine.connect() as conn:
+        ctx = MigrationContext.configure(conn, opts={"compare_type": True, "compare_server_default": False})
+        diff = compare_metadata(ctx, SQLModel.metadata)
+    assert diff == []
+
+
+def test_concurrent_migrate(engine_factory: Callable[[], Engine]) -> None:
+    engines = [engine_factory() for _ in range(3)]
+    barrier = threading.Barrier(len(engines))
+    errors: list[BaseException] = []
+
+    def run(eng: Engine) -> None:
+        try:
+            barrier.wait(timeout=10)
+            migrate(eng)
+        except BaseException as exc:  # pragma: no cover - reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(e,)) for e in engines]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert not errors, errors
+    assert current_revision(engines[0]) == _head()
+
+
+_MIGRATE_SCRIPT = """
+import sys, time
+import alembic.command, core.migrations, core.models
+from core.db import make_engine, migrate
+url, schema, start = sys.argv[1], sys.argv[2], float(sys.argv[3])
+kwargs = {"connect_args": {"options": f"-csearch_path={schema}"}} if schema else {}
+engine = make_engine(url, **kwargs)
+time.sleep(max(0.0, start - time.time()))  # all processes start migrating together
+migrate(engine)
+engine.dispose()
+"""
+
+
+def test_concurrent_migrate_across_processes(backend: str, engine_factory: Callable[[], Engine]) -> None:
+    engine = engine_factory()  # creates the (empty) database / schema
+    url = engine.url.render_as_string(hide_password=False)
+    schema = ""
+    if backend == "postgresql":
+        # PgSchema passes the search_path through connect_args; recover it from a connection.
+        with engine.connect() as conn:
+            schema = str(conn.exec_driver_sql("SHOW search_path").scalar())
+    root = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    start = str(time.time() + 3.0)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _MIGRATE_SCRIPT, url, schema, start],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    outputs = [p.communicate(timeout=120) for p in procs]
+    for p, (_out, err) in zip(procs, outputs, strict=True):
+        assert p.returncode == 0, err
+    assert current_revision(engine) == _head()
+
+
+def test_sqlite_engine_settings(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/nested/dir/s.db")
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("PRAGMA foreign_keys").scalar() == 1
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
+        assert (tmp_path / "nested" / "dir" / "s.db").exists()
+    finally:
+        engine.dispose()
+
+
+def test_sqlite_foreign_keys_enforced(tmp_path: Path) -> None:
+    engine = make_engine(f"sqlite:///{tmp_path}/fk.db")
+    try:
+        migrate(engine)
+        with engine.connect() as conn:
+            try:
+                conn.execute(
+                    sa.text(
+                        "INSERT INTO tasks (user_id, title, priority_group, is_completed, created_at, "
+                        "updated_at) VALUES (999, 'x', 1, 0, '2026-01-01 00:00:00.000000', "
+                        "'2026-01-01 00:00:00.000000')"
+                    )
+                )
+            except sa.exc.IntegrityError:
+                pass
+            else:  # pragma: no cover
+                raise AssertionError("foreign key not enforced")
+    finally:
+        engine.dispose()

@@ -1,0 +1,433 @@
+"""core.store on SQLite and PostgreSQL: promotion in SQL, filters, ordering, paging, isolation,
+idempotent creation."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta, timezone
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+from sqlalchemy.exc import IntegrityError, StatementError
+from sqlmodel import Session, col, select
+
+from core.accounts import ensure_user
+from core.models import Task, TaskCreate, TaskUpdate
+from core.store import (
+    TaskFilter,
+    TaskPage,
+    complete_task,
+    create_task,
+    delete_task,
+    effective_group,
+    get_task,
+    query_tasks,
+    task_row,
+    update_task,
+)
+
+NOW = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
+DAY = timedelta(days=1)
+CST = timezone(timedelta(hours=8))
+
+
+def _user(session: Session, name: str = "alice") -> int:
+    user = ensure_user(session, name, now=NOW)
+    assert user.id is not None
+    return user.id
+
+
+def _add(
+    session: Session,
+    user_id: int,
+    title: str,
+    group: int = 2,
+    *,
+    deadline: datetime | None = None,
+    threshold: datetime | None = None,
+    created: datetime = NOW - 30 * DAY,
+    completed_at: datetime | None = None,
+) -> int:
+    task, created_flag = create_task(
+        session,
+        user_id,
+        TaskCreate(title=title, priority_group=group, deadline_at=deadline, urgency_threshold_at=threshold),
+        now=created,
+    )
+    assert created_flag
+    assert task.id is not None
+    if completed_at is not None:
+        complete_task(session, user_id, task.id, now=completed_at)
+    session.commit()
+    return task.id
+
+
+def _titles(page: TaskPage) -> list[str]:
+    return [row.title for row in page.items]
+
+
+def _q(session: Session, user_id: int, now: datetime = NOW, **kwargs: Any) -> TaskPage:
+    return query_tasks(session, user_id, TaskFilter.model_validate(kwargs), now=now)
+
+
+# ---------------------------------------------------------------------------------------------
+# promotion
+
+
+@pytest.fixture
+def promo(session: Session) -> int:
+    uid = _user(session)
+    _add(session, uid, "A g2 promoted", 2, deadline=NOW + 5 * DAY, threshold=NOW - DAY)
+    _add(session, uid, "B g1", 1, deadline=NOW + 3 * DAY)
+    _add(session, uid, "C g2", 2, deadline=NOW + 1 * DAY)
+    _add(session, uid, "D g4 promoted", 4, deadline=NOW + 2 * DAY, threshold=NOW)  # == now counts
+    _add(session, uid, "E g2 threshold later", 2, deadline=NOW + 4 * DAY, threshold=NOW + DAY)
+    _add(session, uid, "F g2 done", 2, deadline=NOW + 6 * DAY, threshold=NOW - DAY, completed_at=NOW - DAY)
+    _add(session, uid, "G g3 threshold", 3, deadline=NOW + 7 * DAY, threshold=NOW - DAY)
+    return uid
+
+
+def test_promotion_changes_quadrant_filter_and_total(session: Session, promo: int) -> None:
+    page = _q(session, promo, quadrants=[1])
+    assert page.total == 2
+    assert _titles(page) == ["B g1", "A g2 promoted"]  # deadline order
+    a = next(r for r in page.items if r.title.startswith("A"))
+    assert (a.priority_group, a.effective_group, a.promoted) == (2, 1, True)
+
+    assert _titles(_q(session, promo, quadrants=[2])) == ["C g2", "E g2 threshold later"]
+    assert _titles(_q(session, promo, quadrants=[3])) == ["D g4 promoted", "G g3 threshold"]
+    assert _q(session, promo, quadrants=[4]).total == 0
+
+
+def test_promotion_is_read_time_only(session: Session, promo: int) -> None:
+    stored = {t.title: t.priority_group for t in session.exec(select(Task)).all()}
+    assert stored["A g2 promoted"] == 2
+    assert stored["D g4 promoted"] == 4
+    # Before the threshold the same task reads as its stored group.
+    page = _q(session, promo, now=NOW - 2 * DAY, quadrants=[1])
+    assert _titles(page) == ["B g1"]
+
+
+def test_completed_tasks_are_not_promoted(session: Session, promo: int) -> None:
+    page = _q(session, promo, include_completed=True, quadrants=[2])
+    assert "F g2 done" in _titles(page)
+    f = next(r for r in page.items if r.title == "F g2 done")
+    assert f.effective_group == 2 and not f.promoted and f.is_completed
+
+
+def test_priority_sort_and_paging_see_effective_group(session: Session, promo: int) -> None:
+    first = _q(session, promo, sort_by="priority", limit=2)
+    assert first.total == 6
+    assert _titles(first) == ["B g1", "A g2 promoted"]  # both effective 1, deadline order
+    second = _q(session, promo, sort_by="priority", limit=2, offset=2)
+    assert second.total == 6
+    assert _titles(second) == ["C g2", "E g2 threshold later"]
+    third = _q(session, promo, sort_by="priority", limit=2, offset=4)
+    assert _titles(third) == ["D g4 promoted", "G g3 threshold"]
+    assert _q(session, promo, sort_by="priority", limit=2, offset=6).items == []
+
+    desc = _q(session, promo, sort_by="priority", order="desc", limit=2)
+    assert [r.effective_group for r in desc.items] == [3, 3]
+
+
+def test_deadline_sort_uses_effective_group_as_tiebreak(session: Session) -> None:
+    uid = _user(session)
+    same = NOW + DAY
+    _add(session, uid, "plain g2", 2, deadline=same)
+    _add(session, uid, "g1", 1, deadline=same)
+    _add(session, uid, "promoted g2", 2, deadline=same, threshold=NOW - DAY)
+    assert _titles(_q(session, uid, limit=3)) == ["g1", "promoted g2", "plain g2"]
+
+
+def test_effective_group_python_matches_sql(session: Session, promo: int) -> None:
+    page = _q(session, promo, include_completed=True, limit=20)
+    for row in page.items:
+        task = get_task(session, promo, row.id)
+        assert task is not None
+        assert effective_group(task, now=NOW) == row.effective_group
+        assert task_row(task, now=NOW) == row
+
+
+# ---------------------------------------------------------------------------------------------
+# ordering, filters
+
+
+def test_null_deadlines_sort_last_both_directions(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "none-1", 1)
+    _add(session, uid, "late", 2, deadline=NOW + 9 * DAY)
+    _add(session, uid, "early", 2, deadline=NOW + DAY)
+    _add(session, uid, "none-2", 2)
+    assert _titles(_q(session, uid)) == ["early", "late", "none-1", "none-2"]
+    assert _titles(_q(session, uid, order="desc")) == ["late", "early", "none-1", "none-2"]
+    # priority: group first, then deadline with NULLs last
+    assert _titles(_q(session, uid, sort_by="priority")) == ["none-1", "early", "late", "none-2"]
+
+
+def test_sort_by_id(session: Session) -> None:
+    uid = _user(session)
+    ids = [_add(session, uid, f"t{i}", 2, deadline=NOW + (5 - i) * DAY) for i in range(4)]
+    assert [r.id for r in _q(session, uid, sort_by="id").items] == ids
+    assert [r.id for r in _q(session, uid, sort_by="id", order="desc").items] == ids[::-1]
+
+
+def test_keyword_is_literal_and_case_insensitive(session: Session) -> None:
+    uid = _user(session)
+    for title in ["100% done", "100 done", "a_b", "axb", "Report ABC", "写周报", "back\\slash"]:
+        _add(session, uid, title)
+    assert _titles(_q(session, uid, keyword="%")) == ["100% done"]
+    assert _titles(_q(session, uid, keyword="_")) == ["a_b"]
+    assert _titles(_q(session, uid, keyword="0% d")) == ["100% done"]
+    assert _titles(_q(session, uid, keyword="abc")) == ["Report ABC"]
+    assert _titles(_q(session, uid, keyword="周报")) == ["写周报"]
+    assert _titles(_q(session, uid, keyword="\\")) == ["back\\slash"]
+    assert _q(session, uid, keyword="  ").total == 7  # blank keyword = no keyword
+
+
+def test_only_overdue(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "overdue", 2, deadline=NOW - DAY)
+    _add(session, uid, "overdue done", 2, deadline=NOW - DAY, completed_at=NOW - 2 * DAY)
+    _add(session, uid, "due now", 2, deadline=NOW)  # not strictly before now
+    _add(session, uid, "future", 2, deadline=NOW + DAY)
+    _add(session, uid, "no deadline", 2)
+    assert _titles(_q(session, uid, only_overdue=True)) == ["overdue"]
+    # overdue means not completed even when completed tasks are requested
+    assert _titles(_q(session, uid, only_overdue=True, include_completed=True)) == ["overdue"]
+
+
+def test_deadline_window_is_inclusive_and_timezone_correct(session: Session) -> None:
+    uid = _user(session)
+    start = datetime(2026, 3, 11, 0, 0, tzinfo=CST)  # 2026-03-10 16:00 UTC
+    end = datetime(2026, 3, 11, 23, 59, 59, tzinfo=CST)
+    _add(session, uid, "at start", deadline=start.astimezone(UTC))
+    _add(session, uid, "at end", deadline=end)
+    _add(session, uid, "just before", deadline=start - timedelta(seconds=1))
+    _add(session, uid, "just after", deadline=end + timedelta(seconds=1))
+    _add(session, uid, "no deadline")
+    page = _q(session, uid, time_after=start, time_before=end)
+    assert _titles(page) == ["at start", "at end"]
+    assert _titles(_q(session, uid, time_before=start)) == ["just before", "at start"]
+    assert _titles(_q(session, uid, time_after=end)) == ["at end", "just after"]
+
+
+def test_completed_window_implies_completed(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "done last week", deadline=NOW - 9 * DAY, completed_at=NOW - 6 * DAY)
+    _add(session, uid, "done today", completed_at=NOW - timedelta(hours=1))
+    _add(session, uid, "done long ago", completed_at=NOW - 60 * DAY)
+    _add(session, uid, "open", deadline=NOW - 6 * DAY)
+    page = _q(session, uid, time_field="completed", time_after=NOW - 7 * DAY, time_before=NOW)
+    assert page.total == 2
+    assert set(_titles(page)) == {"done last week", "done today"}
+    assert all(r.is_completed and r.completed_at is not None for r in page.items)
+    # without a window: every completed task, but no open ones
+    assert _q(session, uid, time_field="completed").total == 3
+
+
+def test_created_window(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "new", created=NOW - DAY)
+    _add(session, uid, "old", created=NOW - 20 * DAY)
+    _add(session, uid, "new done", created=NOW - 2 * DAY, completed_at=NOW - DAY)
+    page = _q(session, uid, time_field="created", time_after=NOW - 3 * DAY)
+    assert _titles(page) == ["new"]
+    page = _q(session, uid, time_field="created", time_after=NOW - 3 * DAY, include_completed=True)
+    assert set(_titles(page)) == {"new", "new done"}
+
+
+def test_include_completed(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "open")
+    _add(session, uid, "done", completed_at=NOW)
+    assert _titles(_q(session, uid)) == ["open"]
+    assert sorted(_titles(_q(session, uid, include_completed=True))) == ["done", "open"]
+
+
+def test_total_counts_all_matches_not_the_page(session: Session) -> None:
+    uid = _user(session)
+    for i in range(7):
+        _add(session, uid, f"t{i}", deadline=NOW + i * DAY)
+    page = _q(session, uid, limit=3)
+    assert page.total == 7 and len(page.items) == 3
+    page = _q(session, uid, limit=3, offset=6)
+    assert page.total == 7 and _titles(page) == ["t6"]
+    assert _q(session, uid, limit=0).total == 7
+
+
+def test_empty_quadrant_list_means_all(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "x", 4)
+    assert _q(session, uid, quadrants=[]).total == 1
+
+
+# ---------------------------------------------------------------------------------------------
+# datetimes
+
+
+def test_datetimes_round_trip_as_aware_utc(session: Session, new_session: Callable[[], Session]) -> None:
+    uid = _user(session)
+    deadline = datetime(2026, 3, 11, 15, 30, 0, 123456, tzinfo=CST)
+    tid = _add(session, uid, "tz", deadline=deadline, threshold=deadline - DAY)
+    with new_session() as fresh:
+        task = get_task(fresh, uid, tid)
+        assert task is not None
+        assert task.deadline_at == deadline
+        assert task.deadline_at is not None and task.deadline_at.utcoffset() == timedelta(0)
+        assert task.created_at.tzinfo is not None
+        row = _q(fresh, uid).items[0]
+        assert row.deadline_at == deadline and row.deadline_at is not None
+        assert row.deadline_at.tzinfo is not None
+
+
+def test_naive_datetimes_are_refused(session: Session) -> None:
+    uid = _user(session)
+    with pytest.raises(ValueError):
+        TaskCreate(title="x", deadline_at=datetime(2026, 1, 1))
+    with pytest.raises(StatementError):
+        _q(session, uid, now=datetime(2026, 1, 1), only_overdue=True)
+
+
+def test_priority_group_check_constraint(session: Session) -> None:
+    uid = _user(session)
+    session.commit()
+    with pytest.raises(IntegrityError):
+        session.execute(
+            sa.insert(Task).values(
+                user_id=uid, title="bad", priority_group=5, is_completed=False, created_at=NOW, updated_at=NOW
+            )
+        )
+    session.rollback()
+
+
+# ---------------------------------------------------------------------------------------------
+# isolation and writes
+
+
+def test_user_isolation(session: Session) -> None:
+    alice = _user(session, "alice")
+    bob = _user(session, "bob")
+    a1 = _add(session, alice, "alice task", 1, deadline=NOW - DAY)
+    b1 = _add(session, bob, "bob task", 1, deadline=NOW - DAY)
+    _add(session, bob, "bob done", 1, completed_at=NOW)
+
+    filters: list[dict[str, Any]] = [
+        {},
+        {"include_completed": True},
+        {"only_overdue": True},
+        {"keyword": "task"},
+        {"quadrants": [1]},
+        {"time_field": "completed"},
+        {"time_field": "created"},
+    ]
+    for flt in filters:
+        page = _q(session, alice, **flt)
+        assert all(r.id == a1 for r in page.items), flt
+        assert page.total <= 1
+
+    assert get_task(session, alice, b1) is None
+    assert update_task(session, alice, b1, TaskUpdate(title="hijack"), now=NOW) is None
+    assert complete_task(session, alice, b1, now=NOW) is None
+    assert delete_task(session, alice, b1) is False
+    session.commit()
+    task = get_task(session, bob, b1)
+    assert task is not None and task.title == "bob task" and not task.is_completed
+
+
+def test_update_complete_delete(session: Session) -> None:
+    uid = _user(session)
+    tid = _add(session, uid, "write report", 2, deadline=NOW + DAY)
+    later = NOW + timedelta(hours=1)
+
+    task = update_task(
+        session, uid, tid, TaskUpdate(title="write the report", deadline_at=None, priority_group=1), now=later
+    )
+    assert task is not None
+    assert (task.title, task.deadline_at, task.priority_group) == ("write the report", None, 1)
+    assert task.updated_at == later
+    # fields not set are left alone
+    task = update_task(session, uid, tid, TaskUpdate(urgency_threshold_at=NOW), now=later)
+    assert task is not None and task.title == "write the report" and task.priority_group == 1
+
+    done = complete_task(session, uid, tid, now=later)
+    assert done is not None and done.is_completed and done.completed_at == later
+    again = complete_task(session, uid, tid, now=later + DAY)
+    assert again is not None and again.completed_at == later  # idempotent
+    undone = complete_task(session, uid, tid, now=later, completed=False)
+    assert undone is not None and not undone.is_completed and undone.completed_at is None
+    via_update = update_task(session, uid, tid, TaskUpdate(is_completed=True), now=later)
+    assert via_update is not None and via_update.completed_at == later
+    session.commit()
+
+    assert delete_task(session, uid, tid) is True
+    session.commit()
+    assert get_task(session, uid, tid) is None
+    assert delete_task(session, uid, tid) is False
+    assert update_task(session, uid, 999_999, TaskUpdate(title="x"), now=NOW) is None
+
+
+# ---------------------------------------------------------------------------------------------
+# idempotent creation
+
+
+def test_create_is_idempotent_on_source_key(session: Session) -> None:
+    uid = _user(session)
+    other = _user(session, "bob")
+    data = TaskCreate(title="交报告", priority_group=1, deadline_at=NOW + DAY)
+    first, created = create_task(session, uid, data, now=NOW, source_key="turn-1")
+    session.commit()
+    assert created
+    second, created_again = create_task(
+        session, uid, TaskCreate(title="something else"), now=NOW + DAY, source_key="turn-1"
+    )
+    assert not created_again and second.id == first.id and second.title == "交报告"
+    # the key is per user
+    bobs, bob_created = create_task(session, other, data, now=NOW, source_key="turn-1")
+    assert bob_created and bobs.id != first.id
+    # no key: every call creates
+    create_task(session, uid, data, now=NOW)
+    create_task(session, uid, data, now=NOW)
+    session.commit()
+    count = session.execute(
+        sa.select(sa.func.count()).select_from(Task).where(col(Task.user_id) == uid)
+    ).scalar_one()
+    assert count == 3
+
+
+def test_concurrent_duplicates_create_one_row(session: Session, new_session: Callable[[], Session]) -> None:
+    uid = _user(session)
+    session.commit()
+    copies = 5
+    barrier = threading.Barrier(copies)
+    results: list[tuple[int, bool]] = []
+    errors: list[BaseException] = []
+    lock = threading.Lock()
+
+    def worker() -> None:
+        try:
+            with new_session() as s:
+                barrier.wait(timeout=10)
+                task, created = create_task(
+                    s, uid, TaskCreate(title="交报告", priority_group=1), now=NOW, source_key="turn-42"
+                )
+                s.commit()
+                assert task.id is not None
+                with lock:
+                    results.append((task.id, created))
+        except BaseException as exc:  # pragma: no cover - reported below
+            with lock:
+                errors.append(exc)
+
+    threads = [threading.Thread(target=worker) for _ in range(copies)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    assert not errors, errors
+    assert len(results) == copies
+    assert len({task_id for task_id, _ in results}) == 1
+    assert sum(created for _, created in results) == 1
+    rows = session.exec(select(Task).where(col(Task.source_key) == "turn-42")).all()
+    assert len(rows) == 1
