@@ -1,0 +1,228 @@
+"""The token grammar: one compiled alternation of named token kinds, scanned left to right.
+
+Order matters: at a given position the first kind that matches wins, so longer/more specific
+forms come first ("前两天" before "前天", "60日内" before "30日").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from .numerals import CN_NUM, DAY, HOUR
+
+_N = rf"\d{{1,3}}(?!\d)|{CN_NUM}{{1,5}}|半|几|俩|仨"
+_SEP = r"一直到|直到|到|至|~|～|—+|–|-|－"
+
+
+def _qty(p: str, strict_month: bool) -> str:
+    """A quantity with a unit: "3天", "两个半月", "半小时", "48小时", "一周"."""
+    month = rf"(?P<{p}_ge>个)\s*(?P<{p}_h1>半)?\s*多?\s*(?P<{p}_mu>月)"
+    if not strict_month:
+        month = rf"(?:{month}|(?P<{p}_bm>月))"
+    other = (
+        rf"(?:个)?\s*(?P<{p}_h2>半)?\s*多?\s*(?:个)?\s*"
+        rf"(?P<{p}_u>天|日|周|星期|礼拜|年|小时|钟头|分钟|刻钟|季度|工作日|交易日)(?P<{p}_h3>半(?!年))?"
+    )
+    return rf"(?P<{p}_n>{_N})\s*(?:{month}|{other})"
+
+
+_KINDS: list[tuple[str, str]] = [
+    (
+        "overdue",
+        r"已?逾期|已经?过期|已?过期|超期|已?超时|过了截止(?:日期|时间)?|(?i:\boverdue\b|\bpast\s+due\b)",
+    ),
+    ("every", r"每个|每逢|每"),
+    ("until_now", r"至今|到现在|到目前为止|到目前|迄今|到今天为止|(?i:\buntil\s+now\b)"),
+    ("fromw", r"自从|打从|从"),
+    ("untilw", r"截止到|截止至|截至|截止"),
+    ("sfut", r"(?:未来|接下来|今后|往后|此后)的?\s*" + _qty("sf", False) + r"(?P<sf_in>之内|以内|内|里)?"),
+    (
+        "spast",
+        r"(?P<sp_kw>过去|最近|近|前|这|头|最后|末)的?\s*"
+        + _qty("sp", False)
+        + r"(?:以来|来|里|之内|以内|内)?",
+    ),
+    ("recent", r"最近|近期|近来|这段时间|这阵子|(?i:\brecently\b|\blately\b)"),
+    ("pass", r"(?:再过|过了|过)\s*" + _qty("ps", True)),
+    ("within", _qty("wi", True) + r"\s*(?:之内|以内|内)"),
+    ("reloff", _qty("ro", True) + r"\s*(?P<ro_dir>之后|以后|后|之前|以前|前|以来)"),
+    ("nth_day", rf"第(?P<nd_n>{DAY})天"),
+    (
+        "ymd",
+        r"(?<![\d.])(?P<ymd_y>(?:1[89]|20)\d{2})\s*[-/.]\s*(?P<ymd_m>\d{1,2})\s*[-/.]\s*(?P<ymd_d>\d{1,2})(?!\d)"
+        r"|(?<!\d)(?P<ymd_y8>(?:19|20)\d{2})(?P<ymd_m8>0[1-9]|1[0-2])(?P<ymd_d8>0[1-9]|[12]\d|3[01])(?!\d)",
+    ),
+    ("ym", r"(?<![\d.])(?P<ym_y>(?:19|20)\d{2})[-/.](?P<ym_m>1[0-2]|0?[1-9])(?![\d:])"),
+    (
+        "mdn",
+        r"(?<![\d.:/-])(?P<mdn_m>0[1-9]|1[0-2])-(?P<mdn_d>0[1-9]|[12]\d|3[01])(?![\d:])"
+        r"|(?<![\d.])(?P<mdn_m2>1[0-2]|0?[1-9])·(?P<mdn_d2>[12]\d|3[01]|0?[1-9])(?!\d)",
+    ),
+    (
+        "year",
+        r"(?P<y_abs>(?<!\d)(?:1[89]|20)\d{2}|[零〇一二三四五六七八九]{4}"
+        r"|(?<![\d零〇一二三四五六七八九十])(?:\d{2}|[零〇一二三四五六七八九]{2}))\s*年(?!代|级|龄|纪|轻|薪|假|会|货)度?"
+        r"(?P<y_edge>年?(?:初|底|末|中|终|伊始)|上半年|下半年)?",
+    ),
+    (
+        "yrel",
+        r"(?P<yr_w>大前|大后|今|本|明|来|去|前|后|次|上一?|下一?|同|当)年(?!级|龄|纪|轻|代)度?"
+        r"(?P<yr_edge>年?(?:初|底|末|中|终|伊始)|上半年|下半年)?",
+    ),
+    (
+        "mrel",
+        r"(?P<mr_w>本|这一?个?|当|今|同|下下个?|下一?个?|上上个?|上一?个?|次)月份?"
+        r"(?P<mr_edge>月?(?:初|底|末|中旬|上旬|下旬|中))?",
+    ),
+    (
+        "md",
+        r"(?<![\d零〇一二两三四五六七八九十个第])(?P<md_m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?\s*"
+        rf"(?:(?P<md_d>{DAY})\s*(?:日|号)|(?P<md_d2>\d{{1,2}}|[一二三四五六七八九十]{{1,3}})(?![\d点时:分个天周年月号日]))",
+    ),
+    (
+        "mabs",
+        r"(?<![\d零〇一二两三四五六七八九十个第])(?P<ma_m>1[0-2]|0?[1-9]|十[一二]?|[一二三四五六七八九])\s*月份?"
+        r"(?P<ma_edge>月?(?:初|底|末|中旬|上旬|下旬|中))?",
+    ),
+    (
+        "dayw",
+        r"(?P<dw>大大后天|大后天|后天|大大前天|大前天|前天|今天|今日|本日|当天|当日|今儿个|今儿|明天|明日|明儿个|明儿"
+        r"|昨天|昨日|昨儿个|昨儿|次日|翌日|第二天|隔天|全天|今明两天|今明两日|今明两年)",
+    ),
+    ("daypod", r"(?P<dp_d>今|明|昨|当|前|次)(?P<dp_p>晚|早|晨|夜)(?![饭餐安点])"),
+    (
+        "dabs",
+        rf"(?<![\d零〇一二两三四五六七八九十第])(?P<da_d>{DAY})\s*(?:日|号)"
+        r"(?!子|本|语|文|记|报|楼|线|码|床|房|机|位|门|店|馆|球|字|元|币|坑|车|站|口|志|历)",
+    ),
+    (
+        "week",
+        r"(?P<wk_w>下下|下一?|上上|上一?|这|本|今|同)\s*(?:个|一)?\s*(?:周|星期|礼拜|週)(?P<wk_d>[一二三四五六日天末1-7])?",
+    ),
+    ("wday", r"(?:周|星期|礼拜|週)(?P<wd_d>[一二三四五六日天末1-7])(?!年|岁|刊|报)"),
+    (
+        "quarter",
+        r"(?:第)?(?P<q_n>[一二三四1-4])季度|(?P<q_first>首)季度|(?P<q_w>本|这一?个?|上一?个?|下一?个?)季度"
+        r"|(?i:\bQ(?P<q_n2>[1-4])\b)",
+    ),
+    (
+        "holiday",
+        r"(?P<hd>元旦|劳动节|五一|国庆节|国庆|圣诞节|圣诞|平安夜|情人节|妇女节|儿童节|六一|教师节|植树节|建军节|万圣节"
+        r"|感恩节|母亲节|父亲节|双十一|双11|双十二|双12)",
+    ),
+    ("edge", r"(?P<eg>年初|年底|年末|年终|年中|年内|月初|月底|月末|月中|月内|上半年|下半年|上旬|中旬|下旬)"),
+    (
+        "pod",
+        r"(?P<pd>凌晨|清晨|早晨|早上|早间|上午|中午|正午|午间|午后|下午|傍晚|晚上|晚间|夜里|夜间|深夜|半夜|午夜|夜晚|白天|白日"
+        rf"|早(?=\s*{HOUR}\s*[点时])|晚(?=\s*{HOUR}\s*[点时]))(?![好安饭餐])",
+    ),
+    (
+        "hm",
+        r"(?<![\d:.])(?P<hm_h>[01]?\d|2[0-4])\s*[:：]\s*(?P<hm_m>[0-5]\d)(?:\s*[:：]\s*[0-5]\d)?(?![\d])"
+        r"(?:\s*(?i:(?P<hm_ap>am|pm|a\.m\.|p\.m\.)))?",
+    ),
+    (
+        "clock",
+        rf"(?<![这那第有哪几\d零〇一二两三四五六七八九十])(?P<ck_h>{HOUR})\s*(?:点|时|點)(?!多个|个|意见|建议|要求|原因|想法|看法|内容|好处|不足|理由|问题|注意|需要)"
+        r"(?:钟)?(?:\s*(?P<ck_min>半|一刻|1刻|三刻|3刻|整|(?:\d{1,2}|[零〇一二三四五六七八九十]{1,3})(?:\s*分(?!钟))?)"
+        r"|(?P<ck_more>多钟?))?(?:钟)?",
+    ),
+    (
+        "en_clock",
+        r"(?i:\b(?P<ec_h>1[0-2]|0?[1-9])(?::(?P<ec_m>[0-5]\d))?\s*(?P<ec_ap>am|pm|a\.m\.|p\.m\.)|\b(?P<ec_w>noon|midnight)\b)",
+    ),
+    (
+        "numr",
+        r"(?<![\d零〇一二两三四五六七八九十])(?P<nr_n>\d{1,2}|[一二三四五六七八九十]{1,3})(?=\s*(?:到|至|~|～|—+|–|-|－)\s*"
+        r"(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*(?:点|时|日|号|月))",
+    ),
+    ("sep", rf"(?P<sp>{_SEP})"),
+    ("win", r"之内|以内|内"),
+    ("before", r"之前|以前|为止|前(?!天|年|[\d零一二两三四五六七八九十几])"),
+    ("after", r"(?P<af>之后|以后|往后|过后|及以后|后(?!天|年)|起|开始|以来)"),
+    # English (simple forms; month-name dates go through dateparser).
+    (
+        "en_day",
+        r"(?i:\b(?P<ed>(?:the\s+)?day\s+after\s+tomorrow|(?:the\s+)?day\s+before\s+yesterday|today|tonight"
+        r"|tomorrow|tmrw|tmr|yesterday)\b)",
+    ),
+    ("en_week", r"(?i:\b(?P<ew_w>this|next|last|coming|past)\s+(?P<ew_u>week|weekend|month|year)\b)"),
+    (
+        "en_wd",
+        r"(?i:\b(?:(?P<ewd_w>this|next|last|coming)\s+)?(?P<ewd>monday|tuesday|wednesday|thursday|friday|saturday"
+        r"|sunday|mon|tues|tue|wed|thurs|thu|fri|sat|sun)\b)",
+    ),
+    ("en_weekend", r"(?i:\bweekend\b)"),
+    (
+        "en_span",
+        r"(?i:\b(?P<es_kw>in|within|next|past|last|coming|over\s+the\s+next|over\s+the\s+past|the\s+next"
+        r"|the\s+past|the\s+last)\s+(?P<es_n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple\s+of"
+        r"|few)\s+(?P<es_u>day|week|month|year|hour|minute)s?\b)",
+    ),
+    (
+        "en_ago",
+        r"(?i:\b(?P<ea_n>\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten)\s+(?P<ea_u>day|week"
+        r"|month|year|hour|minute)s?\s+ago\b)",
+    ),
+    (
+        "en_edge",
+        r"(?i:\b(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<ee_w>this\s+|next\s+)?(?P<ee_u>day|week|month|year)\b|\beod\b"
+        r"|\beow\b|\beom\b)",
+    ),
+    (
+        "en_date",
+        r"(?i:\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?"
+        r"(?:,?\s+\d{4})?\b|\b\d{1,2}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov"
+        r"|dec)[a-z]*\.?(?:,?\s+\d{4})?\b)",
+    ),
+    ("en_before", r"(?i:\b(?:before|by|until|till|due\s+by)\b)"),
+    ("en_after", r"(?i:\b(?:after|since|from)\b)"),
+    ("en_pod", r"(?i:\b(?P<ep>morning|afternoon|evening|night)\b)"),
+]
+
+KINDS = frozenset(k for k, _ in _KINDS)
+MASTER = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in _KINDS))
+
+# Characters allowed between two tokens of one expression.
+_GLUE = re.compile(r"[\s的T]{0,3}")
+
+# Full-width → ASCII, one character for one so offsets map back to the input.
+_FULLWIDTH = {i: i - 0xFEE0 for i in range(0xFF01, 0xFF5F)}
+_FULLWIDTH.update({0x3000: 0x20, 0x3002: 0x3002})
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str
+    start: int
+    end: int
+    groups: dict[str, str]
+
+    def g(self, name: str) -> str | None:
+        return self.groups.get(name)
+
+
+def normalise(text: str) -> str:
+    out = text.translate(_FULLWIDTH)
+    return out if len(out) == len(text) else text
+
+
+def tokens(text: str) -> Iterator[Token]:
+    for m in MASTER.finditer(text):
+        kind = m.lastgroup
+        if kind is None or kind not in KINDS:
+            continue
+        groups = {k: v for k, v in m.groupdict().items() if v is not None and k != kind and k not in KINDS}
+        yield Token(kind, m.start(), m.end(), groups)
+
+
+def glued(text: str, a: int, b: int) -> bool:
+    """True when text[a:b] is only glue (spaces, 的), so tokens on either side form one expression."""
+    if b < a:
+        return False
+    if b == a:
+        return True
+    m = _GLUE.fullmatch(text, a, b)
+    return m is not None

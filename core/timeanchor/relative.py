@@ -1,0 +1,223 @@
+"""Quantity phrases: "三天内", "未来48小时", "近30天", "20天后", "过两天", "前两周"."""
+
+from __future__ import annotations
+
+from datetime import date, datetime, timedelta
+
+from .caltools import add_months, add_years, day_end, day_start, monday_of, month_last_day
+from .context import Ctx, Span
+from .numerals import to_int
+from .patterns import Token
+
+UNITS = {
+    "天": "day",
+    "日": "day",
+    "工作日": "workday",
+    "交易日": "workday",
+    "周": "week",
+    "星期": "week",
+    "礼拜": "week",
+    "月": "month",
+    "年": "year",
+    "小时": "hour",
+    "钟头": "hour",
+    "分钟": "minute",
+    "刻钟": "qhour",
+    "季度": "quarter",
+}
+_EXACT = {"hour": 3600.0, "minute": 60.0, "qhour": 900.0}
+
+
+def quantity(tok: Token, p: str) -> tuple[float, str] | None:
+    """(amount, unit) of a `_qty` match with prefix p, or None."""
+    raw = tok.g(f"{p}_n")
+    if raw is None:
+        return None
+    n: float | None
+    if raw == "半":
+        n = 0.5
+    else:
+        iv = to_int(raw)
+        n = None if iv is None else float(iv)
+    if n is None or n > 10000:
+        return None
+    if tok.g(f"{p}_h1") or tok.g(f"{p}_h2") or tok.g(f"{p}_h3"):
+        n += 0.5
+    if tok.g(f"{p}_mu") or tok.g(f"{p}_bm"):
+        unit = "month"
+    else:
+        u = tok.g(f"{p}_u")
+        if u is None or u not in UNITS:
+            return None
+        unit = UNITS[u]
+    if unit == "quarter":
+        return n * 3, "month"
+    if unit == "qhour":
+        return n * 15, "minute"
+    if n <= 0:
+        return None
+    return n, unit
+
+
+def _add_workdays(d: date, n: int) -> date:
+    step = 1 if n >= 0 else -1
+    left = abs(n)
+    while left:
+        d += timedelta(days=step)
+        if d.weekday() < 5:
+            left -= 1
+    return d
+
+
+def shift_date(d: date, n: float, unit: str) -> date:
+    """d moved by n units (negative = back); halves of months/years become days/months."""
+    whole = int(n)
+    frac = n - whole
+    if unit == "day":
+        return d + timedelta(days=round(n))
+    if unit == "workday":
+        return _add_workdays(d, round(n))
+    if unit == "week":
+        return d + timedelta(days=round(7 * n))
+    if unit == "month":
+        return add_months(d, whole) + timedelta(days=round(30 * frac))
+    if unit == "year":
+        return add_months(add_years(d, whole), round(12 * frac))
+    if unit in _EXACT:
+        return d
+    return d
+
+
+def shift_exact(now: datetime, n: float, unit: str) -> datetime:
+    if unit in _EXACT:
+        return now + timedelta(seconds=n * _EXACT[unit])
+    if unit in ("day", "week", "workday") and unit != "workday":
+        return now + timedelta(days=n * (7 if unit == "week" else 1))
+    d = shift_date(now.date(), n, unit)
+    return datetime.combine(d, now.timetz())
+
+
+def future_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """未来N…: exact for days/weeks/hours, calendar days for months/years."""
+    now = ctx.now
+    if unit in ("day", "week") or unit in _EXACT:
+        return Span(now, shift_exact(now, n, unit), "span")
+    end = shift_date(ctx.today, n, unit) - timedelta(days=1)
+    return Span(now, day_end(max(end, ctx.today), ctx.tz), "span")
+
+
+def past_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """过去N… / 近N…: [now - span, now]; months/years start at midnight."""
+    now = ctx.now
+    if unit in ("day", "week") or unit in _EXACT:
+        return Span(shift_exact(now, -n, unit), now, "span")
+    return Span(day_start(shift_date(ctx.today, -n, unit), ctx.tz), now, "span")
+
+
+def within_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """N天内: [now, end of the day N days ahead]; hours/minutes exact."""
+    if unit in _EXACT:
+        return Span(ctx.now, shift_exact(ctx.now, n, unit), "span")
+    return Span(ctx.now, day_end(shift_date(ctx.today, n, unit), ctx.tz), "span")
+
+
+def leading_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """前两天 / 前两周 / 前三个月 on their own: from the start of that many units ago until now."""
+    today, tz = ctx.today, ctx.tz
+    if unit in _EXACT:
+        return Span(shift_exact(ctx.now, -n, unit), ctx.now, "span")
+    if unit == "week":
+        start = monday_of(today) - timedelta(weeks=round(n))
+    elif unit == "month":
+        start = add_months(today, -round(n)).replace(day=1)
+    elif unit == "year":
+        start = date(today.year - round(n), 1, 1)
+    else:
+        start = shift_date(today, -n, unit)
+    return Span(day_start(start, tz), ctx.now, "span")
+
+
+def this_span(n: float, unit: str, ctx: Ctx) -> Span | None:
+    """这两天 / 这几天 / 这一周 / 这个月."""
+    today, tz = ctx.today, ctx.tz
+    if unit == "day":
+        return Span(day_start(today, tz), day_end(today + timedelta(days=max(0, round(n) - 1)), tz), "span")
+    if n == 1 and unit == "week":
+        mon = monday_of(today)
+        return Span(day_start(mon, tz), day_end(mon + timedelta(days=6), tz), "week")
+    if n == 1 and unit == "month":
+        first = today.replace(day=1)
+        return Span(
+            day_start(first, tz),
+            day_end(today.replace(day=month_last_day(today.year, today.month)), tz),
+            "month",
+        )
+    if n == 1 and unit == "year":
+        return Span(day_start(date(today.year, 1, 1), tz), day_end(date(today.year, 12, 31), tz), "year")
+    if unit in _EXACT:
+        return None
+    return within_span(n, unit, ctx)
+
+
+def _unit_window(d: date, unit: str, ctx: Ctx) -> Span:
+    tz = ctx.tz
+    if unit == "week":
+        mon = monday_of(d)
+        return Span(day_start(mon, tz), day_end(mon + timedelta(days=6), tz), "week")
+    if unit == "month":
+        return Span(
+            day_start(d.replace(day=1), tz),
+            day_end(d.replace(day=month_last_day(d.year, d.month)), tz),
+            "month",
+        )
+    if unit == "year":
+        return Span(day_start(date(d.year, 1, 1), tz), day_end(date(d.year, 12, 31), tz), "year")
+    return Span(day_start(d, tz), day_end(d, tz), "day")
+
+
+def offset_span(n: float, unit: str, direction: str, ctx: Ctx) -> Span | None:
+    """20天后 / 3天前 / 两周后 / 3年后 / 半小时后 / 20天以后 / 两天之前 / 三个月以来."""
+    sign = -1 if direction in ("前", "以前", "之前", "以来") else 1
+    now = ctx.now
+    if unit in _EXACT:
+        t = shift_exact(now, sign * n, unit)
+        if direction in ("后", "前"):
+            length = timedelta(hours=1) if unit == "hour" else timedelta(minutes=1)
+            return Span(t, t + length, "hour" if unit == "hour" else "minute", True, t)
+        if direction in ("以后", "之后"):
+            return Span(t, None, "open")
+        if direction == "以来":
+            return Span(t, now, "span")
+        return Span(None, t, "open")
+    target = shift_date(ctx.today, sign * n, unit)
+    if unit == "year" and n != int(n):
+        unit = "month"
+    if unit == "workday":
+        unit = "day"
+    window = _unit_window(target, unit, ctx)
+    if direction in ("后", "前"):
+        return window
+    if direction in ("以后", "之后"):
+        if unit == "week" and direction == "之后":
+            return window
+        start = day_start(target, ctx.tz) if n != int(n) or unit == "day" else window.start
+        return Span(start, None, "open")
+    if direction == "以来":
+        return Span(window.start, now, "span")
+    return Span(None, window.end, "open")
+
+
+def pass_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """过两天 / 再过半小时: from then on."""
+    if unit in _EXACT:
+        return Span(shift_exact(ctx.now, n, unit), None, "open")
+    return Span(day_start(shift_date(ctx.today, n, unit), ctx.tz), None, "open")
+
+
+def recent_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """最近N… / 近N…: backwards when prefer="past", else forwards to the end of that day."""
+    if not ctx.future:
+        return past_span(n, unit, ctx)
+    if unit in _EXACT:
+        return Span(ctx.now, shift_exact(ctx.now, n, unit), "span")
+    return within_span(n, unit, ctx)

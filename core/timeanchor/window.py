@@ -1,0 +1,40 @@
+"""The public result type and the quick-note deadline rule."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Literal
+
+Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year", "span", "open"]
+
+
+@dataclass(frozen=True)
+class TimeWindow:
+    """A closed window [start, end] in the user's timezone; None means open on that side."""
+
+    start: datetime | None
+    end: datetime | None
+    phrase: str
+    granularity: Granularity
+    has_clock_time: bool
+    overdue: bool = False
+    # The named clock time itself (e.g. 15:00 for "下午3点前"), kept for deadline_of; not compared.
+    clock_at: datetime | None = field(default=None, compare=False, repr=False)
+
+
+def deadline_of(window: TimeWindow) -> datetime | None:
+    """The deadline a quick note should get from a window.
+
+    A named clock time wins (its start: "下午3点" → 15:00, also inside "下午3点前"); otherwise the
+    window's end (a date-only phrase → 23:59:59 that day); an open end → None. An overdue window
+    is not a deadline → None.
+    """
+    if window.overdue:
+        return None
+    if window.has_clock_time:
+        if window.clock_at is not None:
+            return window.clock_at
+        if window.start is not None:
+            return window.start
+    return window.end
