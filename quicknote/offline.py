@@ -49,6 +49,10 @@ _LEAD_RE = re.compile(
     r"别忘了|不要忘了|别让我忘了|待办|todo|TODO|备忘|提醒)"
     r"\s*(?:一下)?\s*[:：,，。、\s]*)+"
 )
+_TRAIL_LEAD_RE = re.compile(
+    r"[，,。\s]*(?:请|麻烦你?)?(?:帮我|帮忙|给我|替我)?(?:记一下|记下来|记下|记住|记录一下|记上|提醒我一下|提醒我|"
+    r"提醒一下|别忘了|加到待办|加个待办|加入待办)(?:吧|哦|啊|呀|哈)?[。.!！]*$"
+)
 _LABEL_RE = re.compile(
     r"^(?:一个|一件|个|件)?(?:很|非常|特别|超级|挺|比较)?(?:重要|紧急|急|要紧|关键|简单|小|不重要|麻烦)?的?"
     r"(?:事情|事儿|事|任务|待办|提醒)\s*[:：,，、]\s*"
@@ -106,6 +110,7 @@ def _clean_title(text: str) -> str | None:
         before = t
         t = t.strip(_PUNCT)
         t = _LEAD_RE.sub("", t)
+        t = _TRAIL_LEAD_RE.sub("", t)
         t = _LABEL_RE.sub("", t)
         t = _FILLER_HEAD_RE.sub("", t)
         t = _PRIORITY_TAIL_RE.sub("", t)

@@ -50,8 +50,11 @@ _META_RE = re.compile(
     r"(?m:^\s*(?:USER|ASSISTANT|User|Assistant|user|assistant|AI)\s*[:：])|"
     r"(?:总结|概括|归纳).{0,12}(?:对话|会话|聊天)|(?:对话|会话|聊天).{0,12}(?:总结|标题|主题|摘要)|"
     r"标题.{0,6}字以内|字以内的标题|简要主题|"
-    r"\b(?:translate|summari[sz]e|summary|generate a (?:concise )?title|JSON format)\b",
-    re.IGNORECASE,
+    r"\b(?:translate|summari[sz]e|summary|generate a (?:concise )?title|JSON format)\b|"
+    r"\"role\"\s*:|\"mainText\"|^\s*\{[^{}]*\}\s*$|chat history|this conversation|your task is|"
+    r"last assistant message|respond only|output only|"
+    r"(?:^|\s)\d+[.、]\s*\S.*(?:\s)\d+[.、]\s*\S",
+    re.IGNORECASE | re.DOTALL,
 )
 _HOWTO_RE = re.compile(
     r"怎么样?(?:才能|能|去|来|做|规划|安排|管理|提高|提升|写|用)|如何|为什么|为啥|什么是|是什么意思|讲讲|讲一讲|"
@@ -66,7 +69,7 @@ _GREETING_RE = re.compile(
 _IDENTITY_RE = re.compile(r"你是谁|你叫什么|你的名字|你能做什么|你会什么|你是什么|介绍一下你自己|你几岁")
 
 _NOTE_MARKER_RE = re.compile(
-    r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|记录|记上|"
+    r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|(?<!的)记录(?!的)|记上|"
     r"备忘一下|备忘)|"
     r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|^记得|"
     r"(?:添加|新增|新建|创建|加|建|加一个|建一个|添加一个|新建一个|创建一个)(?:个)?(?:待办|任务|提醒|日程|todo)|"
@@ -77,18 +80,20 @@ _NOTE_NOT_ACTION_RE = re.compile(
     r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
 )
 _QUESTION_RE = re.compile(
-    r"有什么|有哪些|有啥|哪些|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
+    r"有什么|有哪些|有啥|有没有|哪些|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
 )
 _TASK_NOUN_RE = re.compile(r"任务|待办|安排|日程|事项|ddl|DDL|deadline|todo|to-do|要做的|要交的|要完成的")
 _LIST_VERB_RE = re.compile(
     r"列出|列一下|列个|看看|看下|看一下|瞅瞅|查一下|查查|查询|显示|给我看|show|list|有什么|有哪些|有啥|哪些|还剩|剩下"
 )
-_DUE_RE = re.compile(r"要交|要做|要完成|要干|要办|截止|到期|ddl|DDL|deadline|过期|逾期|超期|该做|得做|要忙")
+_DUE_RE = re.compile(
+    r"要交|要做|要完成|要干|要办|要写|要准备|要提交|要搞定|要处理|截止|到期|ddl|DDL|deadline|过期|逾期|超期|该做|得做|要忙"
+)
 _FREE_ASK_RE = re.compile(
     r"给我点事|找点事|有什么可以做|有什么能做|做点什么|干点什么|干点啥|做点啥|没事做|没事干"
 )
 _WH_TAIL_RE = re.compile(r"(?:有什么|有哪些|有啥|干什么|做什么|忙什么|要干嘛|是什么)[吗呢啊呀]?[?？]?$")
-_NP_TASK_END_RE = re.compile(r"(?:任务|待办|待办事项|事项|ddl)[吗呢啊呀吧]?[?？。!！]?$")
+_NP_TASK_END_RE = re.compile(r"(?:任务|待办|待办事项|事项|ddl|的记录)[吗呢啊呀吧]?[?？。!！]?$")
 _COMPLETED_ASK_RE = re.compile(
     r"(?:完成了|做完了|搞定了|已完成|完成的|做完的)(?:哪些|什么|几个|多少|的任务|任务)"
 )
@@ -96,7 +101,9 @@ _OVERDUE_ASK_RE = re.compile(r"(?:逾期|过期|超期)(?:的|没做|未完成|�
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
 )
-_REQUEST_ONE_RE = re.compile(r"(?:来|给我|挑|选|推荐|随便挑|找)[一两三四五六七八九十\d]*(?:个|条|件|点)")
+_REQUEST_ONE_RE = re.compile(
+    r"(?:来|给我|挑|选|推荐|随便挑|找|整|弄|搞)[一两三四五六七八九十\d]*(?:个|条|件|点)"
+)
 
 _FOLLOWUP_RE = re.compile(
     r"^(?:那|那么|好的?|嗯|ok|行)?[，, ]*(?:"
@@ -119,10 +126,19 @@ _THING_RE = re.compile(r"事|活|东西|安排|任务|待办")
 _REMAINING_RE = re.compile(
     r"(?:还有|剩下|剩|还剩)(?:几|多少)(?:件|个|条|项)?|(?:任务|事).{0,4}(?:做完|完成|搞定)了(?:吗|没)"
 )
-_RELATED_RE = re.compile(r"相关|有关|关于|包含|标题里|标题中")
+_RELATED_RE = re.compile(r"相关|有关|关于|包含|含有|带有|标题里|标题中|名字里|名字中|名称里|名字带|标题带")
 _YOU_RE = re.compile(r"你|您")
 _DUE_NP_RE = re.compile(
-    r"(?:要交|要做|要完成|要办|要干|截止|到期|该交|得交)的(?:东西|事情|事|任务|活|待办)?$"
+    r"(?:(?:要|得|必须|该|需要|应该|待)(?:交|做|完成|办|干|搞定|处理|弄完|提交)|截止|到期)的[^，,。？?！!]{0,8}$"
+)
+_DID_RE = re.compile(
+    r"(?:做了|干了|忙了|完成了|办了|弄了|搞定了|做完了|干完了)(?:什么|哪些|啥|几件|多少)|"
+    r"(?:得|要|该|需要|必须)(?:搞定|做完|完成|处理|交|弄完|干完)(?:哪些|什么|啥|几件|多少)"
+)
+_ENDS_DE_RE = re.compile(r"的[吗呢啊呀]?[?？]?$")
+_PRIORITY_NP_RE = re.compile(r"的(?:事|事情|事儿|活|活儿|任务|东西|待办)[吗呢啊呀]?[?？]?$")
+_ASK_EVENT_RE = re.compile(
+    r"(?:有什么|有啥|有哪些|有没有|有几个|还有)(?:.{0,2})(?:会议|会|计划|提醒|约会|约|活动|课|考试|面试|ddl|事)"
 )
 _ASK_THINGS_RE = re.compile(r"(?:有什么|有啥|有哪些|有没有|还有)(?:.{0,4})(?:事|活儿?)(?!情况)")
 _FILLER_RE = re.compile(r"[帮我你给的呗吧吗呢啊呀嘛一下看，,。.!！?？\s]")
@@ -208,18 +224,33 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.9, "要一条/几条任务"
     if _FREE_ASK_RE.search(compact) or (signals.free_time and _THING_RE.search(compact)):
         return QUERY, 0.85, "有空，想找点事做"
-    if _COMPLETED_ASK_RE.search(compact) or _OVERDUE_ASK_RE.search(compact) or _REMAINING_RE.search(compact):
+    if (
+        _COMPLETED_ASK_RE.search(compact)
+        or _OVERDUE_ASK_RE.search(compact)
+        or _REMAINING_RE.search(compact)
+        or _DID_RE.search(compact)
+    ):
         return QUERY, 0.9, "问完成、逾期或剩下的任务"
     if has_task_noun and (has_question or has_list_verb):
         return QUERY, 0.9, "询问自己的任务"
     if _MY_TASKS_RE.search(compact):
         return QUERY, 0.88, "询问自己的任务"
-    if _RELATED_RE.search(compact) and (has_list_verb or has_question or _NP_TASK_END_RE.search(compact)):
+    if _RELATED_RE.search(compact) and (
+        has_list_verb or has_question or _NP_TASK_END_RE.search(compact) or _ENDS_DE_RE.search(compact)
+    ):
         return QUERY, 0.85, "按关键词查任务"
     if _NP_TASK_END_RE.search(compact) and not re.search(r"^(?:我|我们)?(?:要|得|想|需要)", compact):
         return QUERY, 0.85, "任务名词短语，按查询处理"
     if (_PRIORITY_ASK_RE.search(compact) or (priority_word and has_question)) and not _YOU_RE.search(compact):
         return QUERY, 0.85, "按优先级问任务"
+    if (
+        priority_word
+        and (_PRIORITY_NP_RE.search(compact) or _ENDS_DE_RE.search(compact))
+        and not _YOU_RE.search(compact)
+    ):
+        return QUERY, 0.8, "按优先级的任务名词短语"
+    if has_time and len(_FILLER_RE.sub("", rest)) == 0:
+        return QUERY, 0.65, "只有一个时间，按查这个时间的任务处理"
     if has_time and (_DUE_RE.search(compact) and has_question):
         return QUERY, 0.88, "问某个时间要交/要做的事"
     if _DUE_NP_RE.search(compact):
@@ -228,7 +259,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.75, "问某个时间的安排"
     if _DUE_RE.search(compact) and re.search(r"什么|哪些|啥", compact):
         return QUERY, 0.8, "问要交/要做的事"
-    if _ASK_THINGS_RE.search(compact) and not _YOU_RE.search(compact):
+    if (_ASK_THINGS_RE.search(compact) or _ASK_EVENT_RE.search(compact)) and not _YOU_RE.search(compact):
         return QUERY, 0.75, "问手头有什么事"
     if has_time and has_list_verb and len(_FILLER_RE.sub("", _LIST_VERB_RE.sub("", rest))) <= 1:
         return QUERY, 0.75, "想看某个时间的任务"
@@ -248,6 +279,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         body_wo_modal = _MODAL_RE.sub("", body)
         has_modal = body_wo_modal != body
         timed = has_time or soft_time
+        if body.endswith("的"):
+            return CHAT, 0.65, "像名词短语，不是要记下的事"
         if timed and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
             if re.match(r"^(?:我|咱|我们)", body):
                 return NOTE, 0.62, "带时间的待办陈述（有主语），较可能是要记下"

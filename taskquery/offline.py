@@ -54,6 +54,8 @@ __all__ = [
 
 _NEGATIONS = (
     "不",
+    "不那么",
+    "不是那么",
     "不太",
     "不怎么",
     "不是很",
@@ -152,7 +154,7 @@ def priority_signals(text: str) -> PrioritySignals:
         _has_plain(t, "重要") or _has_plain(t, "关键") or bool(_IMPORTANT_RE.search(t))
     ) and not bool(re.search(r"优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高", t))
     # "要紧" counts as important unless negated ("不要紧" is unimportant above).
-    if _has_plain(t, "要紧") and "无关紧要" not in t:
+    if (_has_plain(t, "要紧") or _has_plain(t, "紧要")) and "无关紧要" not in t:
         important = True
     if unimportant and not (_has_plain(t, "重要") or _has_plain(t, "关键")):
         important = False
@@ -289,6 +291,7 @@ _KEYWORD_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"关于(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|方面|$)"),
     re.compile(r"(?:叫做|叫|名为)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|$)"),
     re.compile(r"(?P<kw>[^，,。？?！!]{1,20}?)(?:相关|有关)"),
+    re.compile(r"(?:要|得|该|需要)(?:交|写|做|完成|提交|准备)的(?P<kw>[^的，,。？?！!]{2,8})[吗呢]?[?？]?$"),
     re.compile(r"(?P<kw>[^，,。？?！!的]{1,12}?)(?:方面|类)的"),
 )
 _KW_LEAD_RE = re.compile(
@@ -297,6 +300,11 @@ _KW_LEAD_RE = re.compile(
 )
 _KW_TAIL_RE = re.compile(r"(?:的|任务|事情|事项|事|待办|这个词|字样|二字|吗|呢|啊)+$")
 _KW_STOP = {
+    "东西",
+    "事儿",
+    "活",
+    "活儿",
+    "任务呢",
     "任务",
     "事情",
     "待办",

@@ -147,6 +147,14 @@ QUADRANTS: list[tuple[str, list[int] | None]] = [
     ("所有任务", None),
     ("不简单的任务", [4]),
     ("急诊挂号的事", None),
+    ("有啥不那么急的", [2, 4]),
+    ("有没有容易的", [3]),
+    ("有什么紧要的", [1, 2]),
+    ("比较要紧的任务", [1, 2]),
+    ("无关紧要的", [3, 4]),
+    ("手头上有什么急事", [1]),
+    ("最不重要的", [3, 4]),
+    ("有没有啥不费劲的", [3]),
 ]
 
 
@@ -159,6 +167,9 @@ def test_quadrants(sentence: str, expected: list[int] | None) -> None:
 # --- time field / completion ------------------------------------------------------------------
 
 FIELDS: list[tuple[str, str, bool]] = [
+    ("上周搞定了啥", "completed", True),
+    ("今天的事做完了吗", "deadline", True),
+    ("月底前得搞定哪些", "deadline", False),
     ("上周完成了哪些", "completed", True),
     ("昨天做完的任务", "completed", True),
     ("完成了的任务", "deadline", True),
@@ -203,6 +214,10 @@ KEYWORDS: list[tuple[str, str | None]] = [
     ("包括已完成的任务", None),
     ("下周相关的任务", None),
     ("和客户A相关的前三个任务", "客户A"),
+    ("名字里带报告的", "报告"),
+    ("明天要交的报告", "报告"),
+    ("明天要交的东西", None),
+    ("跟王经理有关的任务", "王经理"),
 ]
 
 
@@ -228,6 +243,24 @@ SORTS: list[tuple[str, str, str]] = [
 def test_sort(sentence: str, sort_by: str, order: str) -> None:
     p = plan(sentence)
     assert (p.sort_by, p.order) == (sort_by, order)
+
+
+COLLOQUIAL_TIME: list[tuple[str, str]] = [
+    ("这礼拜有啥要忙的", "这礼拜"),
+    ("下礼拜要交啥", "下礼拜"),
+    ("明早九点前要交的东西", "明早九点前"),
+    ("今晚有什么安排", "今晚"),
+    ("这两天有啥要紧的", "这两天"),
+    ("下周要交的前三个", "下周"),
+    ("5号之前要交的3件事", "5号之前"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "time_text"), COLLOQUIAL_TIME)
+def test_time_text_is_the_phrase_verbatim(sentence: str, time_text: str) -> None:
+    p = plan(sentence)
+    assert p.time_text == time_text
+    assert p.time_before is not None
 
 
 def test_count_phrase_is_not_read_as_time() -> None:
