@@ -248,7 +248,8 @@ def get_task(session: Session, user_id: int, task_id: int) -> Task | None:
     return session.exec(select(Task).where(col(Task.id) == task_id, col(Task.user_id) == user_id)).first()
 
 
-def _by_source_key(session: Session, user_id: int, source_key: str) -> Task | None:
+def get_task_by_source_key(session: Session, user_id: int, source_key: str) -> Task | None:
+    """The task a chat turn created, if any (the turn's idempotency key)."""
     return session.exec(
         select(Task).where(col(Task.user_id) == user_id, col(Task.source_key) == source_key)
     ).first()
@@ -290,7 +291,7 @@ def create_task(
         return task, True
 
     for _attempt in range(3):
-        existing = _by_source_key(session, user_id, source_key)
+        existing = get_task_by_source_key(session, user_id, source_key)
         if existing is not None:
             return existing, False
         dialect = session.get_bind().dialect.name
@@ -314,7 +315,7 @@ def create_task(
             except IntegrityError:
                 pass
         # Lost the race: the winner's row is committed (or its transaction aborted); read again.
-    existing = _by_source_key(session, user_id, source_key)
+    existing = get_task_by_source_key(session, user_id, source_key)
     if existing is None:  # pragma: no cover - would need three lost races in a row
         raise RuntimeError(f"could not create or find task for source_key {source_key!r}")
     return existing, False
@@ -378,6 +379,7 @@ __all__ = [
     "TaskPage",
     "TaskRow",
     "complete_task",
+    "get_task_by_source_key",
     "create_task",
     "delete_task",
     "effective_group",

@@ -103,7 +103,7 @@ async def persist_step(state: NoteState, turn: Turn) -> None:
     def write() -> tuple[Task, bool]:
         with turn.sessions() as session:
             task, created = create_task(session, turn.user_id, data, now=state.now, source_key=turn.turn_key)
-            session.expunge(task)
+            session.commit()
             return task, created
 
     state.task, state.created = await anyio.to_thread.run_sync(write)
