@@ -24,8 +24,11 @@ Priority group (1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不�
      important until the user says otherwise; an urgency threshold then promotes it when due).
 ``priority_reason`` is a few Chinese words naming the rule.
 
-``urgency_threshold_text``: "提前一天/提前两小时(提醒我)" → "提前一天"; "周三开始要紧/从周三起要紧/周三以后
-就急了" → "周三"; otherwise None (the pipeline derives a default threshold from the deadline).
+``urgency_threshold_text``: "周三开始要紧/从周三起要紧" → "周三" (verbatim, resolvable on its
+own). A lead relative to the deadline ("提前一天/提前两小时提醒我") does not resolve on its own (the
+resolver reads "提前一天" as *yesterday*), so it becomes the absolute moment deadline − lead,
+written as a phrase the resolver reads back to exactly that moment ("2026年12月3日15点0分"). With
+no deadline, or if that round trip fails → None, and the pipeline's default threshold applies.
 """
 
 from __future__ import annotations
@@ -102,6 +105,30 @@ def _extract_threshold(text: str) -> tuple[str | None, str]:
         if m and m.group(group):
             return m.group(group), text[: m.start()] + "，" + text[m.end() :]
     return None, text
+
+
+_LEAD_AMOUNT_RE = re.compile(
+    r"提前(?P<n>[一二两三四五六七八九十\d]+|半)(?:个)?(?P<unit>天|小时|钟头|周|星期|礼拜|分钟)"
+)
+_CN_NUM = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+
+
+def _lead_threshold_phrase(lead: str, deadline: datetime | None, now: datetime, tz: str) -> str | None:
+    """ "提前两天" + a deadline → an absolute phrase for deadline − 2 days that resolves back exactly."""
+    m = _LEAD_AMOUNT_RE.fullmatch(lead)
+    if m is None or deadline is None:
+        return None
+    tok, unit = m.group("n"), m.group("unit")
+    amount = 0.5 if tok == "半" else int(tok) if tok.isdigit() else _CN_NUM.get(tok)
+    if not amount:
+        return None
+    hours = {"天": 24, "小时": 1, "钟头": 1, "周": 168, "星期": 168, "礼拜": 168, "分钟": 1 / 60}[unit]
+    at = deadline - timedelta(hours=amount * hours)
+    phrase = f"{at.year}年{at.month}月{at.day}日{at.hour}点{at.minute}分"
+    win = _safe_resolve(phrase, now, tz)
+    if win is None or win.start is None or abs((win.start - at).total_seconds()) > 60:
+        return None
+    return phrase
 
 
 def _clean_title(text: str) -> str | None:
@@ -183,6 +210,9 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
             deadline = deadline_of(win)
         except Exception:
             deadline = None
+
+    if threshold_text and threshold_text.startswith("提前"):
+        threshold_text = _lead_threshold_phrase(threshold_text, deadline, now, tz)
 
     title = _clean_title(body)
     if title is not None and len(title) > 60:

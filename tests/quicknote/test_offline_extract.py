@@ -114,7 +114,6 @@ def test_priority_groups(sentence: str, group: int) -> None:
 
 
 THRESHOLDS: list[tuple[str, str | None]] = [
-    ("提醒我周五交报告，提前一天提醒我", "提前一天"),
     ("记一下下周五前交房租，周三开始要紧", "周三"),
     ("记一下明天交周报", None),
 ]
@@ -126,6 +125,26 @@ def test_urgency_threshold(sentence: str, threshold: str | None) -> None:
     assert note.urgency_threshold_text == threshold
     if threshold is not None:
         assert note.title and threshold not in note.title
+
+
+@pytest.mark.parametrize(
+    ("sentence", "expected"),
+    [
+        ("提醒我周五下午3点交报告，提前一天提醒我", "2026-12-03T15:00:00+08:00"),
+        ("记一下明天下午三点开会，提前两小时提醒我", "2026-12-01T13:00:00+08:00"),
+    ],
+)
+def test_lead_threshold_becomes_an_absolute_phrase(sentence: str, expected: str) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.urgency_threshold_text is not None
+    window = resolve_time(note.urgency_threshold_text, NOW, TZ)
+    assert window is not None and window.start is not None
+    assert abs(window.start - datetime.fromisoformat(expected)) <= TOL
+    assert note.title and "提前" not in note.title
+
+
+def test_lead_threshold_without_deadline_is_left_to_the_default() -> None:
+    assert offline_extract_note("记一下交报告，提前一天提醒我", NOW, TZ).urgency_threshold_text is None
 
 
 def test_threshold_phrase_is_not_taken_as_the_deadline() -> None:
