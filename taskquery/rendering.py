@@ -8,6 +8,7 @@ from core.display import format_when, group_label
 from core.store import TaskPage, TaskRow
 
 MAX_PREFIX_CHARS = 30
+NO_RESULT_HINT = "可以换个说法，或者问问「全部任务」。"
 
 # Anything that looks like the model started writing the list itself.
 _LISTY = re.compile(r"(^|\s)(\d+[.、)）]|[-*•·#>]|[一二三四五六七八九十]+、)|以下是|如下|列表|清单")
@@ -53,5 +54,5 @@ def render_list(page: TaskPage, tz: str, *, offset: int = 0) -> str:
 
 def render_answer(prefix: str, page: TaskPage, tz: str, *, offset: int = 0) -> str:
     if not page.items:
-        return f"{prefix}\n没有找到符合条件的任务。可以换个说法，或者问问「全部任务」。"
+        return f"{prefix}\n{NO_RESULT_HINT}"
     return f"{prefix}\n{render_list(page, tz, offset=offset)}"

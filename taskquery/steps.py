@@ -203,7 +203,7 @@ def default_prefix(state: QueryState) -> str:
     """A deterministic one-liner used offline and whenever the model's prefix is rejected."""
     page = state.page
     if page is None or page.total == 0:
-        return "没找到符合条件的任务。"
+        return "没有找到符合条件的任务。"
     if state.broadened:
         return "没有完全符合的，放宽条件后找到这些："
     if state.lock.explicit == 1 or len(page.items) == 1:
