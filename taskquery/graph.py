@@ -100,7 +100,7 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             )
             return ToolQuery()
         assert state.page is not None and state.prefix is not None
-        return End(render_answer(state.prefix, state.page, state.tz))
+        return End(render_answer(state.prefix, state.page, state.tz, offset=state.offset))
 
 
 @cache

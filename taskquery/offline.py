@@ -459,7 +459,7 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     )
 
 
-_MORE_RE = re.compile(
+MORE_RE = re.compile(
     r"再来|还有吗|还有呢|还有没有|还有别的|还有其他|更多|下一页|继续|换一批|换几个|换一个|其他的呢|别的呢"
 )
 
@@ -492,6 +492,6 @@ def offline_plan_followup(
     lock = extract_count(sentence)
     if lock.explicit is not None:
         merged.limit = lock.explicit
-    elif lock.wants_all or not _MORE_RE.search(sentence or ""):
+    elif lock.wants_all or not MORE_RE.search(sentence or ""):
         merged.limit = None
     return merged

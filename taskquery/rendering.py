@@ -53,6 +53,8 @@ def render_list(page: TaskPage, tz: str, *, offset: int = 0) -> str:
 
 
 def render_answer(prefix: str, page: TaskPage, tz: str, *, offset: int = 0) -> str:
+    if not page.items and page.total > 0:
+        return f"{prefix}\n这些就是全部了：一共 {page.total} 条，前面都已经列出。"
     if not page.items:
         return f"{prefix}\n{NO_RESULT_HINT}"
     return f"{prefix}\n{render_list(page, tz, offset=offset)}"

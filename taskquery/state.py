@@ -26,6 +26,7 @@ class QueryState:
     window_source: str | None = None  # "anchor" | "model" | None
     filter: TaskFilter | None = None
     page: TaskPage | None = None
+    offset: int = 0  # tasks already shown by the previous answer ("再来两个")
     retries: int = 0
     broadened: list[str] = field(default_factory=list)
     prefix: str | None = None

@@ -17,7 +17,8 @@ from core.store import TaskFilter, TaskPage, query_tasks
 from core.timeanchor import TimeWindow, resolve_time
 from route.turn import Turn
 from taskquery.countlock import extract_count
-from taskquery.offline import offline_plan
+from taskquery.followup import find_followup
+from taskquery.offline import offline_plan, offline_plan_followup
 from taskquery.plan import QueryPlan
 from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, plan_prompt, reflect_prompt
 from taskquery.reflection import Reflection, apply_patch
@@ -42,14 +43,24 @@ async def plan_step(state: QueryState, turn: Turn) -> str:
     """One model call for the plan; the explicit count is read by code beside it and locked."""
     state.lock = extract_count(state.sentence)
     history = [(h.role, h.text) for h in turn.history]
+    followup = find_followup(state.sentence, turn.history)
+
+    def offline() -> QueryPlan:
+        if followup is None:
+            return offline_plan(state.sentence, state.now, state.tz)
+        return offline_plan_followup(state.sentence, followup.previous_question, state.now, state.tz)
+
     state.plan = await run_structured(
         plan_agent(),
         plan_prompt(state.sentence, state.now, history),
         node="plan",
         hub=turn.hub,
         trace=turn.trace,
-        offline=lambda: offline_plan(state.sentence, state.now, state.tz),
+        offline=offline,
     )
+    if followup is not None and followup.wants_more:
+        # "再来两个" continues after the tasks already listed.
+        state.offset = followup.shown
     if state.lock.explicit is not None:
         return f"计划完成，条数锁定为 {state.lock.explicit}"
     return "计划完成"
@@ -132,7 +143,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
         sort_by=plan.sort_by,
         order=plan.order,
         limit=effective_limit(state, turn),
-        offset=0,
+        offset=state.offset,
     )
     if window is not None:
         if window.overdue:
@@ -204,6 +215,8 @@ def default_prefix(state: QueryState) -> str:
     page = state.page
     if page is None or page.total == 0:
         return "没有找到符合条件的任务。"
+    if not page.items:
+        return "没有更多了。"
     if state.broadened:
         return "没有完全符合的，放宽条件后找到这些："
     if state.lock.explicit == 1 or len(page.items) == 1:
