@@ -87,7 +87,9 @@ def ask(
         user_id = ensure_user(session, user).id
         session.commit()
     assert user_id is not None
-    request = ChatRequest(model=settings.served_model_id, messages=[{"role": "user", "content": message}])
+    request = ChatRequest.model_validate(
+        {"model": settings.served_model_id, "messages": [{"role": "user", "content": message}]}
+    )
     job = make_job(state, request, [ChatText("user", message)], user_id=user_id, tz=zone, client_message_id=None)
     job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
     outcome = asyncio.run(job.run())
@@ -131,17 +133,20 @@ def explain(
         typer.echo(asyncio.run(one(sentence, now, zone)))
         return
 
-    async def many() -> None:
-        stream = sys.stdin if jsonl == "-" else open(jsonl, encoding="utf-8")  # noqa: SIM115
-        with stream:
-            for line in stream:
-                if not line.strip():
-                    continue
-                case = json.loads(line)
-                zone = case.get("tz") or tz or settings.timezone
-                print(await one(case["sentence"], case.get("now") or now, zone), flush=True)
+    async def many(lines: list[str]) -> None:
+        for line in lines:
+            if not line.strip():
+                continue
+            case = json.loads(line)
+            zone = case.get("tz") or tz or settings.timezone
+            print(await one(case["sentence"], case.get("now") or now, zone), flush=True)
 
-    asyncio.run(many())
+    if jsonl == "-":
+        lines = sys.stdin.readlines()
+    else:
+        with open(jsonl, encoding="utf-8") as handle:
+            lines = handle.readlines()
+    asyncio.run(many(lines))
 
 
 @cli.command()

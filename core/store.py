@@ -132,7 +132,7 @@ _TIME_COLUMNS = {
 
 
 def _conditions(
-    user_id: int, flt: TaskFilter, eff: sa.ColumnElement[int], now: datetime
+    user_id: int, flt: TaskFilter, eff: sa.ColumnElement[int], now: datetime, dialect: str
 ) -> list[sa.ColumnElement[bool]]:
     conds: list[sa.ColumnElement[bool]] = [col(Task.user_id) == user_id]
 
@@ -156,34 +156,43 @@ def _conditions(
 
     keyword = (flt.keyword or "").strip()
     if keyword:
-        # autoescape: % and _ in the keyword are matched literally.
-        conds.append(col(Task.title).icontains(keyword, autoescape=True))
+        conds.append(_keyword_condition(keyword, dialect))
     return conds
 
 
 def _ordering(flt: TaskFilter, eff: sa.ColumnElement[int]) -> list[Any]:
     deadline = col(Task.deadline_at)
     task_id = col(Task.id)
-    # NULL deadlines sort last in both directions and on both backends (SQLite puts NULLs
-    # first, PostgreSQL last, for ASC), so the null test is an explicit leading key.
-    no_deadline_last = sa.case((deadline.is_(None), 1), else_=0)
     desc = flt.order == "desc"
-
+    # NULL deadlines sort last in both directions and on both backends (SQLite's default puts
+    # NULLs first for ASC, PostgreSQL's last). Written as NULLS LAST rather than an
+    # "IS NULL" sort key so that both planners can walk ix_tasks_user_open_deadline in order
+    # and stop after LIMIT rows, sorting only ties on the effective group.
     if flt.sort_by == "id":
         return [task_id.desc() if desc else task_id.asc()]
     if flt.sort_by == "priority":
-        return [
-            eff.desc() if desc else eff.asc(),
-            no_deadline_last,
-            deadline.asc(),
-            task_id.asc(),
-        ]
+        return [eff.desc() if desc else eff.asc(), deadline.asc().nulls_last(), task_id.asc()]
     return [
-        no_deadline_last,
-        deadline.desc() if desc else deadline.asc(),
+        (deadline.desc() if desc else deadline.asc()).nulls_last(),
         eff.asc(),
         task_id.asc(),
     ]
+
+
+def _keyword_condition(keyword: str, dialect: str) -> sa.ColumnElement[bool]:
+    """Case-insensitive literal substring: %, _ and the escape character match themselves.
+
+    The pattern is built once in Python (not per row in SQL). SQLite's LIKE is already
+    case-insensitive (for ASCII, like its lower()); PostgreSQL uses ILIKE.
+    """
+    escaped = keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = f"%{escaped}%"
+    title = col(Task.title)
+    if dialect == "postgresql":
+        return title.ilike(pattern, escape="\\")
+    if dialect == "sqlite":
+        return title.like(pattern, escape="\\")
+    return sa.func.lower(title).like(pattern.lower(), escape="\\")  # pragma: no cover
 
 
 def query_tasks(session: Session, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
@@ -194,10 +203,11 @@ def query_tasks(session: Session, user_id: int, flt: TaskFilter, *, now: datetim
 
     Ordering: ``deadline`` — deadline (NULLs last), then effective group, then id;
     ``priority`` — effective group, then deadline (NULLs last), then id; ``id`` — id.
-    ``order`` reverses the primary key only; the tie-breakers stay ascending.
+    ``order`` reverses the primary key only; the tie-breakers stay ascending, and NULL
+    deadlines stay last.
     """
     eff = effective_group_expr(now)
-    conds = _conditions(user_id, flt, eff, now)
+    conds = _conditions(user_id, flt, eff, now, session.get_bind().dialect.name)
 
     total = session.execute(sa.select(sa.func.count()).select_from(Task).where(*conds)).scalar_one()
     if total == 0 or flt.limit == 0 or flt.offset >= total:
@@ -379,12 +389,12 @@ __all__ = [
     "TaskPage",
     "TaskRow",
     "complete_task",
-    "get_task_by_source_key",
     "create_task",
     "delete_task",
     "effective_group",
     "effective_group_expr",
     "get_task",
+    "get_task_by_source_key",
     "query_tasks",
     "task_row",
     "update_task",

@@ -92,13 +92,13 @@ class Clarify(BaseNode[NoteState, NoteDeps, str]):
 
 
 @cache
-def quick_note_graph() -> Graph[NoteState, NoteDeps, None, str]:
+def quick_note_graph() -> Graph:
     g = GraphBuilder(
         name="quick_note", state_type=NoteState, deps_type=NoteDeps, output_type=str, auto_instrument=False
     )
 
     @g.step
-    async def start(ctx: StepContext[NoteState, NoteDeps, None]) -> Extract:
+    async def start(ctx: StepContext) -> Extract:
         return Extract()
 
     g.add(

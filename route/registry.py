@@ -52,7 +52,7 @@ class ActionRegistry:
         names = tuple(self._actions)
         return create_model(
             "RouteDecision",
-            action=(Literal[names], Field(description="Which action handles the latest user message.")),  # type: ignore[valid-type]
+            action=(Literal[names], Field(description="Which action handles the latest user message.")),  # type: ignore[arg-type]
             confidence=(float, Field(ge=0, le=1, description="0..1, how sure you are.")),
             reason=(str, Field(max_length=200, description="A few words on why.")),
         )
