@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import json
+import logging
 import sys
 from datetime import datetime
 from typing import Annotated
@@ -62,6 +63,8 @@ def serve(
             err=True,
         )
         raise typer.Exit(2)
+    # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     uvicorn.run(create_app(settings, state=state), host=host, port=port or settings.port, log_level="info")
 
 

@@ -1,0 +1,48 @@
+"""One structured log line per request: route, per-node timings, retries, broadening, model calls."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+
+from support.harness import Harness
+
+
+def _lines(caplog: pytest.LogCaptureFixture) -> list[dict[str, object]]:
+    return [json.loads(r.getMessage()) for r in caplog.records if r.name == "suikou.request"]
+
+
+async def test_task_query_log_line(harness: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    harness.add("买猫粮", 3, "2026-12-01 19:00")
+    with caplog.at_level(logging.INFO, logger="suikou.request"):
+        await harness.ask("来一个简单的任务")
+    [line] = _lines(caplog)
+    assert line["route"] == "task_query"
+    assert line["model_calls"] == 3
+    assert line["model_calls_by_node"] == {"route": 1, "plan": 1, "reflect": 1}
+    nodes = line["nodes_ms"]
+    assert isinstance(nodes, dict)
+    assert set(nodes) == {"plan", "quadrant", "time_anchor", "tool_query", "reflect"}
+    assert line["retries"] == 0 and line["broadened"] == []
+
+
+async def test_broadening_is_logged(harness: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    harness.add("写周报", 2, "2026-12-20 18:00")
+    with caplog.at_level(logging.INFO, logger="suikou.request"):
+        answer = await harness.ask("明天要交什么")
+    [line] = _lines(caplog)
+    assert line["broadened"] == ["time_window"]
+    assert line["retries"] == 1
+    assert "broaden:end" in answer.stages
+    assert "写周报" in answer.content
+
+
+async def test_chat_log_line(harness: Harness, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="suikou.request"):
+        await harness.ask("早上好")
+    [line] = _lines(caplog)
+    assert line["route"] == "chat"
+    assert line["model_calls"] == 2
+    assert line["nodes_ms"] == {}
