@@ -260,9 +260,7 @@ def get_task(session: Session, user_id: int, task_id: int) -> Task | None:
 
 def get_task_by_source_key(session: Session, user_id: int, source_key: str) -> Task | None:
     """The task a chat turn created, if any (the turn's idempotency key)."""
-    return session.exec(
-        select(Task).where(col(Task.user_id) == user_id, col(Task.source_key) == source_key)
-    ).first()
+    return session.exec(select(Task).where(col(Task.user_id) == user_id, col(Task.source_key) == source_key)).first()
 
 
 def create_task(
@@ -339,9 +337,7 @@ def _set_completed(task: Task, completed: bool, now: datetime) -> bool:
     return True
 
 
-def update_task(
-    session: Session, user_id: int, task_id: int, data: TaskUpdate, *, now: datetime
-) -> Task | None:
+def update_task(session: Session, user_id: int, task_id: int, data: TaskUpdate, *, now: datetime) -> Task | None:
     """Apply the fields set in ``data``; ``None`` when the task is missing or not the user's."""
     task = get_task(session, user_id, task_id)
     if task is None:

@@ -75,9 +75,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture
-def engine_factory(
-    backend: str, tmp_path: Path, request: pytest.FixtureRequest
-) -> Iterator[Callable[[], Engine]]:
+def engine_factory(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Callable[[], Engine]]:
     """Makes (unmigrated) engines that all point at this test's own empty database."""
     if backend == "sqlite":
         engines: list[Engine] = []

@@ -390,9 +390,7 @@ def test_create_is_idempotent_on_source_key(session: Session) -> None:
     create_task(session, uid, data, now=NOW)
     create_task(session, uid, data, now=NOW)
     session.commit()
-    count = session.execute(
-        sa.select(sa.func.count()).select_from(Task).where(col(Task.user_id) == uid)
-    ).scalar_one()
+    count = session.execute(sa.select(sa.func.count()).select_from(Task).where(col(Task.user_id) == uid)).scalar_one()
     assert count == 3
 
 
