@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
+from pydantic_ai import Agent, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.settings import ModelSettings
@@ -77,6 +77,14 @@ class ModelHub:
         # One attempt per call: the OpenAI SDK's own retries would multiply the timeout unseen.
         return ModelSettings(timeout=self.timeout_s, request_timeout=self.timeout_s)
 
+    async def aclose(self) -> None:
+        """Closes the HTTP clients of the provider models this hub built (idempotent)."""
+        models, self._cache = list(self._cache.values()), {}
+        for model in models:
+            client = getattr(model, "client", None)
+            if client is not None:
+                await client.close()
+
     def _build(self, name: str) -> Model:
         from openai import AsyncOpenAI
         from pydantic_ai.models.openai import OpenAIChatModel
@@ -113,6 +121,24 @@ def offline_model(answer: Callable[[], BaseModel | str], *, name: str = OFFLINE)
     return FunctionModel(respond, stream_function=stream, model_name=name)
 
 
+def failed_run_usage(messages: Sequence[ModelMessage], history: Sequence[ModelMessage] | None) -> tuple[int, int, int]:
+    """(requests, input tokens, output tokens) a failed run spent, from its captured messages.
+
+    Every response received is one request (e.g. invalid output and its retry); a request that was
+    sent but got no response (HTTP error, timeout) is one more. A retry request built but never
+    sent (pydantic-ai marks it `interrupted`) is not. At least one: the run did try.
+    """
+    new = list(messages)[len(history or ()) :]
+    responses = [m for m in new if isinstance(m, ModelResponse)]
+    requests = len(responses)
+    last = messages[-1] if messages else None
+    if isinstance(last, ModelRequest) and last.state != "interrupted":
+        requests += 1
+    input_tokens = sum(r.usage.input_tokens for r in responses)
+    output_tokens = sum(r.usage.output_tokens for r in responses)
+    return max(requests, 1), input_tokens, output_tokens
+
+
 def _pieces(text: str, size: int = 12) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
@@ -134,29 +160,31 @@ async def run_structured(
     callers (the router) whose documented degradation is something else.
     """
     if not hub.is_offline(node):
-        try:
-            result = await agent.run(
-                prompt,
-                model=hub.model_for(node),
-                model_settings=hub.settings(),
-                message_history=message_history,
-                retries={"output": hub.output_retries},
-            )
-        except FALLBACK_ERRORS as exc:
-            # The failed attempt still cost a request; count it so usage stays honest.
-            trace.count_model_call(node, 1, 0, 0)
-            if not fallback_offline:
-                raise
-            trace.emit(
-                "fallback",
-                "info",
-                f"{node} 的模型调用失败（{type(exc).__name__}），改用离线规则",
-                {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
-            )
-        else:
-            usage = result.usage
-            trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
-            return result.output
+        with capture_run_messages() as messages:
+            try:
+                result = await agent.run(
+                    prompt,
+                    model=hub.model_for(node),
+                    model_settings=hub.settings(),
+                    message_history=message_history,
+                    retries={"output": hub.output_retries},
+                )
+            except FALLBACK_ERRORS as exc:
+                # The failed run still cost requests (an invalid output and its retry are two);
+                # count them all so usage stays honest.
+                trace.count_model_call(node, *failed_run_usage(messages, message_history))
+                if not fallback_offline:
+                    raise
+                trace.emit(
+                    "fallback",
+                    "info",
+                    f"{node} 的模型调用失败（{type(exc).__name__}），改用离线规则",
+                    {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
+                )
+            else:
+                usage = result.usage
+                trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
+                return result.output
     result = await agent.run(prompt, model=offline_model(offline), message_history=message_history)
     trace.count_model_call(node, result.usage.requests, 0, 0)
     return result.output

@@ -1,0 +1,281 @@
+"""core.llm: the offline model, per-node model choice, and the fallback rules of every model call."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from pydantic_ai import Agent, ModelHTTPError
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, UserPromptPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from pydantic_ai.models.openai import OpenAIChatModel
+from pydantic_ai.usage import RequestUsage
+
+from core.llm import OFFLINE, ModelHub, failed_run_usage, offline_model, run_structured, stream_text
+from core.trace import Trace
+
+
+class City(BaseModel):
+    name: str
+    country: str
+
+
+PARIS = City(name="Paris", country="FR")
+LONG_TEXT = "这是一段离线模型的回复，足够长，会被切成好几块发出去。"
+
+
+def fails(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+    raise ModelHTTPError(503, "flaky", {"message": "unavailable"})
+
+
+def fallbacks(trace: Trace) -> list[dict[str, Any]]:
+    return [e.data for e in trace.events if e.stage == "fallback"]
+
+
+# --- offline_model --------------------------------------------------------------------------------
+
+
+async def test_offline_model_answers_structured_output_through_the_agent() -> None:
+    agent = Agent(offline_model(lambda: PARIS), output_type=City)
+    result = await agent.run("capital of France?")
+    assert result.output == PARIS
+    assert result.usage.requests == 1
+    assert result.response.model_name == OFFLINE
+
+
+async def test_offline_model_streams_structured_output() -> None:
+    agent = Agent(offline_model(lambda: PARIS), output_type=City)
+    async with agent.run_stream("capital of France?") as run:
+        assert await run.get_output() == PARIS
+
+
+async def test_offline_model_answers_and_streams_text() -> None:
+    agent = Agent(offline_model(lambda: LONG_TEXT))
+    assert (await agent.run("hi")).output == LONG_TEXT
+    async with agent.run_stream("hi") as run:
+        deltas = [d async for d in run.stream_text(delta=True, debounce_by=None)]
+    assert "".join(deltas) == LONG_TEXT
+    assert len(deltas) > 1  # streamed in pieces, like a real model
+
+
+async def test_offline_model_computes_its_answer_per_request() -> None:
+    answers = iter(["one", "two"])
+    agent = Agent(offline_model(lambda: next(answers)))
+    assert [(await agent.run("x")).output for _ in range(2)] == ["one", "two"]
+
+
+# --- ModelHub -------------------------------------------------------------------------------------
+
+
+def test_hub_defaults_to_offline_everywhere() -> None:
+    hub = ModelHub()
+    for node in ("route", "plan", "reflect", "extract", "chat"):
+        assert hub.is_offline(node)
+        assert hub.name_for(node) == OFFLINE
+
+
+def test_hub_per_node_overrides_the_default() -> None:
+    hub = ModelHub(default="offline", per_node={"plan": "gpt-x"}, base_url="http://127.0.0.1:9/v1")
+    assert not hub.is_offline("plan")
+    assert hub.name_for("plan") == "gpt-x"
+    assert hub.is_offline("route") and hub.is_offline("chat")
+
+    hub = ModelHub(default="gpt-x", per_node={"reflect": "offline"}, base_url="http://127.0.0.1:9/v1")
+    assert not hub.is_offline("route")
+    assert hub.is_offline("reflect")
+
+
+def test_hub_builds_chat_completions_models_without_sdk_retries() -> None:
+    hub = ModelHub(default="gpt-x", base_url="http://127.0.0.1:9/v1", api_key="sk-x", timeout_s=1.5)
+    model = hub.model_for("plan")
+    assert isinstance(model, OpenAIChatModel)  # chat completions, not the Responses API
+    assert model.model_name == "gpt-x"
+    assert model.client.max_retries == 0
+    assert model.client.timeout == 1.5
+    assert str(model.client.base_url).rstrip("/") == "http://127.0.0.1:9/v1"
+    assert hub.model_for("route") is model  # one client per model name
+    settings = hub.settings()
+    assert settings.get("timeout") == 1.5
+
+
+async def test_hub_injected_models_win() -> None:
+    injected = FunctionModel(fails, model_name="scripted")
+    hub = ModelHub(default="offline", injected={"route": injected})
+    assert not hub.is_offline("route")
+    assert hub.model_for("route") is injected
+    assert hub.name_for("route") == "scripted"
+    assert hub.is_offline("plan")
+    await hub.aclose()  # nothing built, nothing to close
+
+
+# --- run_structured -------------------------------------------------------------------------------
+
+
+async def test_run_structured_uses_the_nodes_model() -> None:
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"name": "Lyon", "country": "FR"})],
+            usage=RequestUsage(input_tokens=9, output_tokens=4),
+        )
+
+    trace = Trace()
+    hub = ModelHub(injected={"plan": FunctionModel(answer)})
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
+    )
+    assert out == City(name="Lyon", country="FR")
+    assert fallbacks(trace) == []
+    assert trace.model_calls == {"plan": 1}
+    assert (trace.usage.input_tokens, trace.usage.output_tokens) == (9, 4)
+
+
+async def test_run_structured_falls_back_to_offline_on_provider_failure() -> None:
+    trace = Trace()
+    hub = ModelHub(injected={"plan": FunctionModel(fails)})
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
+    )
+    assert out == PARIS
+    [fallback] = fallbacks(trace)
+    assert fallback["node"] == "plan"
+    assert fallback["error"] == "ModelHTTPError"
+    assert trace.model_calls == {"plan": 2}  # the failed attempt and the offline answer
+
+
+async def test_run_structured_counts_every_failed_request_of_an_output_retry() -> None:
+    calls = []
+
+    def invalid(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls.append(1)
+        return ModelResponse(
+            parts=[ToolCallPart(info.output_tools[0].name, {"name": "Paris"})],
+            usage=RequestUsage(input_tokens=5, output_tokens=2),
+        )
+
+    trace = Trace()
+    hub = ModelHub(injected={"extract": FunctionModel(invalid)})
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="extract", hub=hub, trace=trace, offline=lambda: PARIS
+    )
+    assert out == PARIS
+    assert len(calls) == 2  # one output retry, as configured
+    assert trace.model_calls == {"extract": 3}
+    assert (trace.usage.input_tokens, trace.usage.output_tokens) == (10, 4)
+
+
+async def test_run_structured_without_offline_fallback_raises_after_counting() -> None:
+    trace = Trace()
+    hub = ModelHub(injected={"route": FunctionModel(fails)})
+    with pytest.raises(ModelHTTPError):
+        await run_structured(
+            Agent(None, output_type=City),
+            "x",
+            node="route",
+            hub=hub,
+            trace=trace,
+            offline=lambda: PARIS,
+            fallback_offline=False,
+        )
+    assert fallbacks(trace) == []
+    assert trace.model_calls == {"route": 1}
+
+
+async def test_run_structured_does_not_hide_programming_errors() -> None:
+    def bug(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        raise KeyError("oops")
+
+    hub = ModelHub(injected={"plan": FunctionModel(bug)})
+    with pytest.raises(KeyError):
+        await run_structured(
+            Agent(None, output_type=City), "x", node="plan", hub=hub, trace=Trace(), offline=lambda: PARIS
+        )
+
+
+async def test_run_structured_offline_hub_never_touches_a_provider() -> None:
+    trace = Trace()
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="plan", hub=ModelHub(), trace=trace, offline=lambda: PARIS
+    )
+    assert out == PARIS
+    assert fallbacks(trace) == []
+    assert trace.model_calls == {"plan": 1}
+    assert (trace.usage.input_tokens, trace.usage.output_tokens) == (0, 0)
+
+
+def test_failed_run_usage_ignores_history_and_unsent_retries() -> None:
+    history: list[ModelMessage] = [
+        ModelRequest(parts=[UserPromptPart("old")]),
+        ModelResponse(parts=[TextPart("old answer")], usage=RequestUsage(input_tokens=100)),
+    ]
+    sent_no_answer = [*history, ModelRequest(parts=[UserPromptPart("new")])]
+    assert failed_run_usage(sent_no_answer, history) == (1, 0, 0)
+
+    bad = ModelResponse(parts=[TextPart("bad")], usage=RequestUsage(input_tokens=3, output_tokens=1))
+    unsent = ModelRequest(parts=[UserPromptPart("retry")], state="interrupted")
+    retried = [*history, ModelRequest(parts=[UserPromptPart("new")]), bad, ModelRequest(parts=[]), bad, unsent]
+    assert failed_run_usage(retried, history) == (2, 6, 2)
+
+
+# --- stream_text ----------------------------------------------------------------------------------
+
+
+async def _fail_before_any_text(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    raise ModelHTTPError(502, "flaky")
+    yield ""  # pragma: no cover - makes this an async generator
+
+
+async def _fail_mid_stream(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    yield "你好，"
+    yield "我"
+    raise ModelHTTPError(502, "flaky")
+
+
+async def _stream_ok(messages: list[ModelMessage], info: AgentInfo) -> AsyncIterator[str]:
+    for piece in ("Hel", "lo"):
+        yield piece
+
+
+async def _stream(hub: ModelHub, trace: Trace, sent: list[str]) -> str:
+    return await stream_text(
+        Agent(None), "hi", node="chat", hub=hub, trace=trace, offline=lambda: LONG_TEXT, on_delta=sent.append
+    )
+
+
+async def test_stream_text_streams_the_nodes_model() -> None:
+    trace, sent = Trace(), []
+    hub = ModelHub(injected={"chat": FunctionModel(stream_function=_stream_ok)})
+    assert await _stream(hub, trace, sent) == "Hello"
+    assert sent == ["Hel", "lo"]
+    assert fallbacks(trace) == []
+    assert trace.model_calls == {"chat": 1}
+
+
+async def test_stream_text_offline() -> None:
+    trace, sent = Trace(), []
+    assert await _stream(ModelHub(), trace, sent) == LONG_TEXT
+    assert "".join(sent) == LONG_TEXT and len(sent) > 1
+    assert fallbacks(trace) == []
+
+
+async def test_stream_text_falls_back_when_nothing_was_sent() -> None:
+    trace, sent = Trace(), []
+    hub = ModelHub(injected={"chat": FunctionModel(stream_function=_fail_before_any_text)})
+    assert await _stream(hub, trace, sent) == LONG_TEXT
+    assert "".join(sent) == LONG_TEXT
+    [fallback] = fallbacks(trace)
+    assert fallback["node"] == "chat"
+    assert trace.model_calls == {"chat": 2}
+
+
+async def test_stream_text_does_not_fall_back_after_text_was_sent() -> None:
+    # Appending the offline reply to half a model answer would garble it: the error surfaces instead.
+    trace, sent = Trace(), []
+    hub = ModelHub(injected={"chat": FunctionModel(stream_function=_fail_mid_stream)})
+    with pytest.raises(ModelHTTPError):
+        await _stream(hub, trace, sent)
+    assert "".join(sent) == "你好，我"
+    assert LONG_TEXT not in "".join(sent)
+    assert fallbacks(trace) == []
+    assert trace.model_calls == {"chat": 1}

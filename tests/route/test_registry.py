@@ -1,0 +1,154 @@
+"""The action registry: the router's output type and prompt are generated from it."""
+
+from __future__ import annotations
+
+import typing
+from collections.abc import Iterator
+
+import pytest
+from pydantic import ValidationError
+from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
+from support.harness import Harness, make_harness
+
+from app.actions import build_registry
+from core.llm import ModelHub
+from route.pipeline import Pipeline
+from route.registry import Action, ActionRegistry
+from route.router import Router
+from route.turn import Turn
+
+BUILTIN = ["chat", "quick_note_create", "task_query"]
+
+
+async def _noop(turn: Turn) -> str:
+    return ""
+
+
+def weather_action(replies: list[str] | None = None) -> Action:
+    async def handle(turn: Turn) -> str:
+        text = f"晴，{turn.text}"
+        (replies if replies is not None else []).append(text)
+        turn.on_content(text)
+        return text
+
+    return Action("weather", "天气: the user asks about the weather (e.g. '明天下雨吗').", handle)
+
+
+def action_schema(registry: ActionRegistry) -> dict:
+    return registry.decision_model().model_json_schema()["properties"]["action"]
+
+
+def test_builtin_registry() -> None:
+    registry = build_registry()
+    assert registry.names() == BUILTIN
+    assert registry.fallback == "chat" and "chat" in registry
+    assert [a.name for a in registry if a.side_effects] == ["quick_note_create"]
+
+
+def test_decision_model_action_is_a_literal_of_the_registered_names() -> None:
+    registry = build_registry()
+    model = registry.decision_model()
+    annotation = model.model_fields["action"].annotation
+    assert typing.get_origin(annotation) is typing.Literal
+    assert list(typing.get_args(annotation)) == registry.names()
+    assert action_schema(registry)["enum"] == registry.names()
+    assert set(model.model_json_schema()["required"]) == {"action", "confidence", "reason"}
+
+
+def test_decision_model_rejects_what_the_registry_cannot_handle() -> None:
+    model = build_registry().decision_model()
+    assert model(action="task_query", confidence=1, reason="ok").action == "task_query"
+    with pytest.raises(ValidationError):
+        model(action="delete_everything", confidence=0.9, reason="?")
+    with pytest.raises(ValidationError):
+        model(action="chat", confidence=7, reason="?")
+    with pytest.raises(ValidationError):
+        model(action="chat", confidence=-0.1, reason="?")
+    with pytest.raises(ValidationError):
+        model(action="chat", confidence=0.5, reason="x" * 201)
+
+
+def test_duplicate_registration_raises() -> None:
+    registry = ActionRegistry()
+    registry.register(Action("chat", "闲聊", _noop))
+    with pytest.raises(ValueError, match="chat"):
+        registry.register(Action("chat", "again", _noop))
+    assert registry.names() == ["chat"]
+    assert registry["chat"].description == "闲聊"
+
+
+def test_prompt_section_lists_each_description() -> None:
+    registry = build_registry()
+    lines = registry.prompt_section().splitlines()
+    assert lines == [f"- {a.name}: {a.description}" for a in registry]
+    for action in registry:
+        assert action.description.strip()
+
+
+def test_extra_action_reaches_the_routers_schema_and_prompt() -> None:
+    registry = build_registry()
+    registry.register(weather_action())
+    router = Router(registry)
+    assert router.output_type.model_json_schema()["properties"]["action"]["enum"] == [*BUILTIN, "weather"]
+    # The built-in router is unaffected: the schema comes from its own registry.
+    assert "weather" not in Router(build_registry()).output_type.model_json_schema()["properties"]["action"]["enum"]
+
+
+# --- end to end through the pipeline, with a scripted router model --------------------------------
+
+
+@pytest.fixture
+def harness_with(database_url: str) -> Iterator[list[Harness]]:
+    made: list[Harness] = []
+    yield made
+    for h in made:
+        h.state.engine.dispose()
+
+
+async def test_registered_action_is_routable_and_handled(database_url: str, harness_with: list[Harness]) -> None:
+    seen_enums: list[list[str]] = []
+    seen_instructions: list[str] = []
+
+    def route(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        [tool] = info.output_tools
+        seen_enums.append(tool.parameters_json_schema["properties"]["action"]["enum"])
+        request = messages[-1]
+        assert isinstance(request, ModelRequest)
+        seen_instructions.append(request.instructions or "")
+        args = {"action": "weather", "confidence": 0.95, "reason": "weather question"}
+        return ModelResponse(parts=[ToolCallPart(tool.name, args)])
+
+    replies: list[str] = []
+    registry = build_registry()
+    registry.register(weather_action(replies))
+    h = make_harness(database_url, hub=ModelHub(injected={"route": FunctionModel(route)}))
+    harness_with.append(h)
+    h.state.pipeline = Pipeline(registry)
+
+    answer = await h.ask("明天下雨吗")
+
+    assert seen_enums == [[*BUILTIN, "weather"]]
+    [instructions] = seen_instructions
+    for action in registry:
+        assert f"- {action.name}: {action.description}" in instructions
+    assert answer.action == "weather"
+    assert answer.content == "晴，明天下雨吗" and replies == [answer.content]
+
+
+async def test_offline_router_never_names_an_unregistered_action(
+    database_url: str, harness_with: list[Harness]
+) -> None:
+    # Without quick_note_create registered, a note-like sentence must not reach a missing handler.
+    registry = ActionRegistry(fallback="chat")
+    registry.register(Action("chat", "闲聊", build_registry()["chat"].handler))
+    h = make_harness(database_url)
+    harness_with.append(h)
+    h.state.pipeline = Pipeline(registry)
+
+    answer = await h.ask("帮我记一下明天下午三点交报告")
+
+    assert answer.action == "chat"
+    assert answer.content.strip()
+    [route] = [e.data for e in answer.events if e.stage == "route" and e.status == "end"]
+    assert "quick_note_create" in route["reason"]
