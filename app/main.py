@@ -31,6 +31,7 @@ def create_app(
             yield
         finally:
             if state is None:
+                await app.state.suikou.hub.aclose()
                 app.state.suikou.engine.dispose()
 
     app = FastAPI(title="Suikou", version="0.1.0", lifespan=lifespan)
