@@ -100,7 +100,10 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             )
             return ToolQuery()
         assert state.page is not None and state.prefix is not None
-        return End(render_answer(state.prefix, state.page, state.tz, offset=state.offset))
+        offer_all = state.filter is None or state.filter.limit < turn.config.max_limit
+        return End(
+            render_answer(state.prefix, state.page, state.tz, offset=state.offset, now=state.now, offer_all=offer_all)
+        )
 
 
 @cache

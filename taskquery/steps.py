@@ -147,9 +147,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
     )
     if window is not None:
         if window.overdue:
-            flt = flt.model_copy(
-                update={"only_overdue": True, "time_before": state.now, "include_completed": False}
-            )
+            flt = flt.model_copy(update={"only_overdue": True, "time_before": state.now, "include_completed": False})
         else:
             flt = flt.model_copy(update={"time_after": window.start, "time_before": window.end})
     return flt
@@ -205,9 +203,24 @@ async def broaden(state: QueryState, turn: Turn) -> None:
         if page.total:
             break
     state.filter, state.page = flt, page
+    # Keep the plan in step with what was relaxed, so a later reflect retry (which rebuilds the
+    # filter from the plan) starts from the broadened query instead of the empty one.
+    assert state.plan is not None
+    plan_updates: dict[str, object] = {}
+    if "keyword" in state.broadened:
+        plan_updates["keyword"] = None
+    if "time_window" in state.broadened:
+        plan_updates.update(time_text=None, time_after=None, time_before=None)
+        state.window, state.window_source = None, None
+    if "include_completed" in state.broadened:
+        plan_updates["include_completed"] = True
+    state.plan = state.plan.model_copy(update=plan_updates)
 
 
 # --- reflect ----------------------------------------------------------------------------------
+
+
+_BROADENED_LABELS = {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"}
 
 
 def default_prefix(state: QueryState) -> str:
@@ -218,9 +231,13 @@ def default_prefix(state: QueryState) -> str:
     if not page.items:
         return "没有更多了。"
     if state.broadened:
-        return "没有完全符合的，放宽条件后找到这些："
-    if state.lock.explicit == 1 or len(page.items) == 1:
+        relaxed = "、".join(_BROADENED_LABELS.get(name, name) for name in state.broadened)
+        return f"没有完全符合的，放宽条件（{relaxed}）后找到这些："
+    if state.lock.explicit == 1:
         return "给你挑了一个："
+    if page.total == 1:
+        # Only one match: nothing was picked, so don't say "挑了一个".
+        return "只找到这一条："
     phrase = state.window.phrase if state.window and state.window_source == "anchor" else ""
     if phrase and len(phrase) <= 12:
         return f"「{phrase}」的任务在这里："

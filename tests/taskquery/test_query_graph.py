@@ -1,0 +1,431 @@
+"""Unit tests for the task-query graph's nodes and steps, one step at a time (no database)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from core.llm import ModelHub
+from core.store import TaskFilter, TaskPage, TaskRow
+from core.trace import Trace
+from route.turn import Turn, TurnConfig
+from taskquery import steps
+from taskquery.countlock import CountLock
+from taskquery.graph import task_query_graph
+from taskquery.plan import QueryPlan
+from taskquery.reflection import PlanPatch, Reflection, apply_patch
+from taskquery.rendering import MAX_PREFIX_CHARS, clean_prefix, render_answer, render_list, task_line
+from taskquery.state import QueryState
+
+TZ = "Asia/Shanghai"
+NOW = datetime(2026, 11, 30, 10, 0, tzinfo=ZoneInfo(TZ))  # Monday
+
+
+def at(text: str) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(TZ))
+
+
+def make_turn(**config: Any) -> Turn:
+    def no_db() -> Any:
+        raise AssertionError("these tests never touch the database")
+
+    return Turn(
+        user_id=1,
+        messages=[],
+        now=NOW,
+        tz=TZ,
+        turn_key="t",
+        hub=ModelHub(),
+        trace=Trace(),
+        sessions=no_db,
+        config=TurnConfig(**config),
+    )
+
+
+def make_state(
+    plan: QueryPlan | None = None, *, explicit: int | None = None, wants_all: bool = False, sentence: str = "x"
+) -> QueryState:
+    state = QueryState(sentence=sentence, now=NOW, tz=TZ)
+    state.lock = CountLock(explicit=explicit, wants_all=wants_all)
+    state.plan = plan or QueryPlan()
+    return state
+
+
+def row(
+    title: str,
+    group: int = 2,
+    deadline: str | None = "2026-12-01 15:00",
+    *,
+    effective: int | None = None,
+    completed: bool = False,
+    task_id: int = 1,
+) -> TaskRow:
+    return TaskRow(
+        id=task_id,
+        title=title,
+        priority_group=group,
+        effective_group=effective or group,
+        deadline_at=at(deadline) if deadline else None,
+        urgency_threshold_at=None,
+        is_completed=completed,
+        completed_at=None,
+        created_at=NOW,
+        promoted=effective is not None and effective != group,
+    )
+
+
+# --- quadrant -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (None, None),
+        ([3], [3]),
+        ([4, 1], [1, 4]),
+        ([2, 2, 1, 2], [1, 2]),
+        ([0, 3, 3, 9], [3]),
+        ([-1, 5], None),  # nothing valid: no filter rather than an empty one
+        ([], None),
+        ([1, 2, 3, 4], None),  # all four is no filter
+        ([4, 3, 2, 1, 1], None),
+    ],
+)
+def test_normalise_quadrants(raw: list[int] | None, expected: list[int] | None) -> None:
+    assert steps.normalise_quadrants(raw) == expected
+
+
+def test_quadrant_step_reports_what_it_kept() -> None:
+    state = make_state(QueryPlan(quadrants=[7, 3, 3]))
+    message = steps.quadrant_step(state)
+    assert state.quadrants == [3]
+    assert "[3]" in message
+
+
+# --- time_anchor ------------------------------------------------------------------------------
+
+
+def test_anchor_window_resolves_the_phrase_in_code() -> None:
+    # The model's wrong bounds (this Wednesday) lose to the phrase (next Wednesday).
+    plan = QueryPlan(time_text="下周三", time_after=at("2026-12-02 00:00"), time_before=at("2026-12-02 23:59"))
+    window, source = steps.anchor_window(plan, "下周三有什么", NOW, TZ)
+    assert source == "anchor"
+    assert window is not None and window.start is not None
+    assert window.start.date().isoformat() == "2026-12-09"
+
+
+def test_anchor_window_falls_back_to_model_bounds_for_an_unresolvable_phrase() -> None:
+    plan = QueryPlan(time_text="发薪日前后", time_after=at("2026-12-04 00:00"), time_before=at("2026-12-05 23:59"))
+    window, source = steps.anchor_window(plan, "发薪日前后有什么", NOW, TZ)
+    assert source == "model"
+    assert window is not None
+    assert (window.start, window.end) == (at("2026-12-04 00:00"), at("2026-12-05 23:59"))
+
+
+def test_anchor_window_tries_the_users_words_when_the_models_phrase_fails() -> None:
+    plan = QueryPlan(time_text="那个时候")  # not a phrase the resolver knows, and no bounds
+    window, source = steps.anchor_window(plan, "明天有什么任务", NOW, TZ)
+    assert source == "anchor"
+    assert window is not None and window.start == at("2026-12-01 00:00")
+
+
+def test_anchor_window_without_any_time_is_none() -> None:
+    assert steps.anchor_window(QueryPlan(), "来一个简单的任务", NOW, TZ) == (None, None)
+    assert steps.anchor_window(QueryPlan(time_text="那个时候"), "那个时候的", NOW, TZ) == (None, None)
+
+
+def test_anchor_window_prefers_the_past_for_completed_and_created() -> None:
+    future, _ = steps.anchor_window(QueryPlan(time_text="周五"), "周五", NOW, TZ)
+    past, _ = steps.anchor_window(QueryPlan(time_text="周五", time_field="completed"), "周五完成的", NOW, TZ)
+    assert future is not None and future.start is not None and future.start.date().isoformat() == "2026-12-04"
+    assert past is not None and past.start is not None and past.start.date().isoformat() == "2026-11-27"
+
+
+def test_time_anchor_step_overdue_filter() -> None:
+    state = make_state(QueryPlan(time_text="逾期", include_completed=True))
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    assert state.filter is not None
+    assert state.filter.only_overdue is True
+    assert state.filter.time_before == NOW
+    assert state.filter.include_completed is False  # overdue means not completed
+
+
+def test_time_anchor_step_completed_window_includes_completed() -> None:
+    state = make_state(QueryPlan(time_text="上周", time_field="completed"))
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    flt = state.filter
+    assert flt is not None
+    assert flt.include_completed is True
+    assert (flt.time_after, flt.time_before) == (at("2026-11-23 00:00"), at("2026-11-29 23:59:59"))
+
+
+# --- effective limit ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("explicit", "wants_all", "plan_limit", "expected"),
+    [
+        (None, False, None, 5),  # default
+        (None, False, 0, 5),  # a nonsense plan limit is ignored
+        (None, False, 7, 7),  # a plan limit when nothing is locked
+        (None, False, 99, 20),  # clamped to the maximum
+        (3, False, None, 3),  # locked
+        (1, False, 10, 1),  # the plan cannot change a locked count
+        (30, False, None, 20),  # a locked count above the maximum still respects the page size
+        (None, True, None, 20),  # "全部": as many as the page allows
+        (None, True, 3, 20),
+    ],
+)
+def test_effective_limit(explicit: int | None, wants_all: bool, plan_limit: int | None, expected: int) -> None:
+    state = make_state(QueryPlan(limit=plan_limit), explicit=explicit, wants_all=wants_all)
+    assert steps.effective_limit(state, make_turn()) == expected
+
+
+def test_effective_limit_follows_configuration() -> None:
+    turn = make_turn(default_limit=3, max_limit=8)
+    assert steps.effective_limit(make_state(), turn) == 3
+    assert steps.effective_limit(make_state(wants_all=True), turn) == 8
+    assert steps.effective_limit(make_state(explicit=12), turn) == 8
+
+
+# --- broadening -------------------------------------------------------------------------------
+
+
+class FakeQuery:
+    """Stands in for the query tool: records each filter, matches only when `matches(flt)`."""
+
+    def __init__(self, matches: Any) -> None:
+        self.matches = matches
+        self.filters: list[TaskFilter] = []
+
+    async def __call__(self, turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
+        self.filters.append(flt)
+        if self.matches(flt):
+            return TaskPage(total=3, items=[row("a"), row("b"), row("c")][: flt.limit])
+        return TaskPage(total=0, items=[])
+
+
+def broadenable_state(explicit: int | None = 1) -> QueryState:
+    state = make_state(
+        QueryPlan(quadrants=[3], time_text="明天", keyword="发票"), explicit=explicit, sentence="来一个明天的发票任务"
+    )
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.page = TaskPage(total=0, items=[])
+    return state
+
+
+async def test_broaden_relaxes_keyword_then_time_then_completed(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeQuery(lambda flt: flt.include_completed)
+    monkeypatch.setattr(steps, "run_query", fake)
+    state = broadenable_state()
+    await steps.broaden(state, make_turn())
+    assert state.broadened == ["keyword", "time_window", "include_completed"]
+    assert [f.keyword for f in fake.filters] == [None, None, None]
+    assert [f.time_after is None for f in fake.filters] == [False, True, True]
+    assert [f.include_completed for f in fake.filters] == [False, False, True]
+    # never the quadrants, never the locked limit
+    assert all(f.quadrants == [3] and f.limit == 1 for f in fake.filters)
+    assert state.retries == 1
+    assert state.page is not None and state.page.total == 3
+
+
+async def test_broaden_stops_at_the_first_relaxation_that_finds_something(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeQuery(lambda flt: flt.keyword is None)
+    monkeypatch.setattr(steps, "run_query", fake)
+    state = broadenable_state()
+    await steps.broaden(state, make_turn())
+    assert state.broadened == ["keyword"]
+    assert len(fake.filters) == 1
+    assert state.filter is not None and state.filter.time_after is not None  # the window stayed
+
+
+async def test_broaden_carries_into_the_plan_so_a_retry_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(steps, "run_query", FakeQuery(lambda flt: flt.time_after is None))
+    state = broadenable_state()
+    turn = make_turn()
+    await steps.broaden(state, turn)
+    assert state.broadened == ["keyword", "time_window"]
+    reflection = Reflection(need_retry=True, patch=PlanPatch(sort_by="priority", limit=9))
+    steps.apply_reflection(state, reflection, turn)
+    flt = state.filter
+    assert flt is not None
+    assert (flt.keyword, flt.time_after, flt.time_before) == (None, None, None)
+    assert flt.sort_by == "priority"
+    assert flt.limit == 1
+
+
+async def test_broaden_with_nothing_to_relax_but_completed(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = FakeQuery(lambda flt: False)
+    monkeypatch.setattr(steps, "run_query", fake)
+    state = make_state(QueryPlan(quadrants=[2]))
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.page = TaskPage(total=0, items=[])
+    await steps.broaden(state, make_turn())
+    assert state.broadened == ["include_completed"]
+    assert state.page.total == 0
+    assert steps.default_prefix(state) == "没有找到符合条件的任务。"
+
+
+# --- reflect patches ---------------------------------------------------------------------------
+
+
+def test_apply_patch_never_changes_a_locked_limit() -> None:
+    plan = QueryPlan(quadrants=[1, 2], limit=1)
+    patched, notes = apply_patch(plan, PlanPatch(limit=10, quadrants=[1]), limit_locked=True)
+    assert patched.limit == 1
+    assert patched.quadrants == [1]
+    assert any("忽略了把条数改成 10" in note for note in notes)
+
+
+def test_apply_patch_changes_an_unlocked_limit() -> None:
+    patched, notes = apply_patch(QueryPlan(), PlanPatch(limit=10), limit_locked=False)
+    assert patched.limit == 10
+    assert "limit→10" in notes
+
+
+def test_apply_patch_clears_and_replaces() -> None:
+    plan = QueryPlan(quadrants=[3], time_text="明天", time_after=NOW, keyword="发票")
+    patched, _ = apply_patch(
+        plan, PlanPatch(clear_quadrants=True, clear_time=True, clear_keyword=True), limit_locked=False
+    )
+    assert (patched.quadrants, patched.time_text, patched.time_after, patched.keyword) == (None, None, None, None)
+    patched, _ = apply_patch(plan, PlanPatch(time_text="下周", include_completed=True), limit_locked=False)
+    assert (patched.time_text, patched.time_after, patched.include_completed) == ("下周", None, True)
+    assert patched.keyword == "发票"  # absent fields stay
+
+
+def test_apply_reflection_keeps_the_locked_limit_in_the_filter() -> None:
+    state = make_state(QueryPlan(quadrants=[1, 2], limit=1), explicit=1)
+    turn = make_turn()
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, turn)
+    reflection = Reflection(need_retry=True, patch=PlanPatch(limit=10, quadrants=[1], time_text="下周"))
+    notes = steps.apply_reflection(state, reflection, turn)
+    assert state.filter is not None
+    assert state.filter.limit == 1
+    assert state.filter.quadrants == [1]
+    assert state.filter.time_after == at("2026-12-07 00:00")  # the patched phrase is anchored in code
+    assert state.retries == 1
+    assert any("锁定" in note for note in notes)
+
+
+# --- prefixes ---------------------------------------------------------------------------------
+
+
+TITLES = ["交季度报告", "回复客户邮件"]
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        pytest.param("好的\n看看这些", id="newline"),
+        pytest.param("1. 交报告", id="numbered"),
+        pytest.param("1、先做这个", id="numbered-cn"),
+        pytest.param("- 先看这些", id="dash"),
+        pytest.param("• 重点", id="bullet"),
+        pytest.param("# 任务", id="heading"),
+        pytest.param("以下是你的任务", id="yixia-shi"),
+        pytest.param("先把交季度报告做了", id="task-title"),
+        pytest.param("先把回复客户邮件做了", id="another-title"),
+        pytest.param("好" * (MAX_PREFIX_CHARS + 1), id="too-long"),
+        pytest.param("", id="empty"),
+        pytest.param("   ", id="blank"),
+        pytest.param(None, id="none"),
+    ],
+)
+def test_clean_prefix_rejects(candidate: str | None) -> None:
+    assert clean_prefix(candidate, TITLES) is None
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    ["这几件值得先做：", "今天有两件事，晚上前搞定", "好" * MAX_PREFIX_CHARS, "  前后有空格也行  "],
+)
+def test_clean_prefix_keeps_one_short_plain_line(candidate: str) -> None:
+    assert clean_prefix(candidate, TITLES) == candidate.strip()
+
+
+def test_default_prefix_variants() -> None:
+    state = make_state(explicit=1)
+    state.page = TaskPage(total=8, items=[row("a")])
+    assert steps.default_prefix(state) == "给你挑了一个："
+    state = make_state()
+    state.page = TaskPage(total=1, items=[row("a")])
+    assert steps.default_prefix(state) == "只找到这一条："
+    state.broadened = ["time_window", "include_completed"]
+    assert steps.default_prefix(state) == "没有完全符合的，放宽条件（不限时间、含已完成）后找到这些："
+    state = make_state()
+    state.page = TaskPage(total=0, items=[])
+    assert steps.default_prefix(state) == "没有找到符合条件的任务。"
+
+
+# --- rendering ---------------------------------------------------------------------------------
+
+
+def test_render_list_header_shows_the_true_total_and_a_tail() -> None:
+    page = TaskPage(total=7, items=[row("交报告", 1), row("买咖啡豆", 3), row("学习", 2)])
+    text = render_list(page, TZ)
+    lines = text.splitlines()
+    assert lines[0] == "给你整理了 3 条任务（共 7 条匹配）："
+    assert lines[1] == "1. 交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert lines[3].startswith("3. 学习（重要不紧急")
+    assert lines[4] == "还有 4 条没列出，说「再来 4 个」或「全部」可以继续看。"
+
+
+def test_render_list_without_more_has_no_count_and_no_tail() -> None:
+    text = render_list(TaskPage(total=2, items=[row("a"), row("b")]), TZ)
+    assert text.splitlines()[0] == "给你整理了 2 条任务："
+    assert "还有" not in text
+
+
+def test_render_list_tail_offers_at_most_five_and_all_only_when_useful() -> None:
+    items = [row(f"t{i}", task_id=i) for i in range(20)]
+    assert render_list(TaskPage(total=40, items=items), TZ).endswith("说「再来 5 个」或「全部」可以继续看。")
+    assert render_list(TaskPage(total=40, items=items), TZ, offer_all=False).endswith("说「再来 5 个」可以继续看。")
+
+
+def test_render_list_continues_numbering_after_an_offset() -> None:
+    text = render_list(TaskPage(total=8, items=[row("b"), row("c")]), TZ, offset=1)
+    assert [line.split(".")[0] for line in text.splitlines()[1:3]] == ["2", "3"]
+    assert text.splitlines()[-1].startswith("还有 5 条没列出")
+
+
+def test_task_line_facts() -> None:
+    promoted = row("审阅合同", 2, "2026-12-10 17:00", effective=1)
+    assert task_line(1, promoted, TZ) == "1. 审阅合同（重要且紧急（临近截止，已提前）；截止 12月10日 周四 17:00）"
+    done = row("洗车", 3, None, completed=True)
+    assert task_line(2, done, TZ) == "2. 洗车（简单不重要；已完成）"
+    next_year = row("清理扫描件", 4, "2027-01-05 10:00")
+    assert task_line(3, next_year, TZ, NOW) == "3. 清理扫描件（不简单不重要；截止 2027年1月5日 周二 10:00）"
+
+
+def test_render_answer_no_result_and_exhausted_pages() -> None:
+    assert render_answer("没有找到符合条件的任务。", TaskPage(total=0, items=[]), TZ).splitlines() == [
+        "没有找到符合条件的任务。",
+        "可以换个说法，或者问问「全部任务」。",
+    ]
+    exhausted = render_answer("没有更多了。", TaskPage(total=3, items=[]), TZ, offset=3)
+    assert "一共 3 条" in exhausted
+
+
+# --- the graph ---------------------------------------------------------------------------------
+
+
+def test_graph_mermaid_has_the_five_nodes_and_the_one_loop() -> None:
+    text = task_query_graph().render()
+    for node in ("Plan", "Quadrant", "TimeAnchor", "ToolQuery", "Reflect"):
+        assert node in text
+    assert "Plan --> Quadrant" in text
+    assert "Quadrant --> TimeAnchor" in text
+    assert "TimeAnchor --> ToolQuery" in text
+    assert "ToolQuery --> Reflect" in text
+    # reflect either loops back to tool_query or ends
+    assert "decision --> ToolQuery" in text
+    assert "decision --> [*]" in text
