@@ -252,6 +252,7 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             p.edge = _edge(eg)
             if not p.has_month:
                 p.month_off = 0
+                p.implied_month = True
         return True
     if k == "spast":
         kw = g("sp_kw") or ""

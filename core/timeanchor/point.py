@@ -87,6 +87,7 @@ class Point:
     weekday: int | None = None
     weekend: bool = False
     edge: tuple[str, int] | None = None
+    implied_month: bool = False  # bare 月初/月底: "this month" was not said, only assumed
     quarter: int | None = None
     quarter_off: int | None = None
     holiday: str | None = None
@@ -303,6 +304,10 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
         if not 1 <= year <= 9998:
             return None
         a, b = _month_edge(year, month, edge if edge and edge[0] in MONTH_EDGES else None)
+        if p.implied_month and ctx.future and b < today:
+            # A bare 月初 said after this month's start has passed means next month's.
+            year, month = shift_month(year, month, 1)
+            a, b = _month_edge(year, month, edge if edge and edge[0] in MONTH_EDGES else None)
         gran = "month" if not edge or edge[0] not in MONTH_EDGES else "span"
         return a, b, gran, False
 
