@@ -107,13 +107,13 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
 
 
 @cache
-def task_query_graph() -> Graph[QueryState, QueryDeps, None, str]:
+def task_query_graph() -> Graph:
     g = GraphBuilder(
         name="task_query", state_type=QueryState, deps_type=QueryDeps, output_type=str, auto_instrument=False
     )
 
     @g.step
-    async def start(ctx: StepContext[QueryState, QueryDeps, None]) -> Plan:
+    async def start(ctx: StepContext) -> Plan:
         return Plan()
 
     g.add(
