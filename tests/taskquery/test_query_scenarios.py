@@ -463,11 +463,6 @@ SCENARIOS = [
             Expect(5, 6, first="给绿植浇水", window=(tz("2026-12-01T00:00:00"), tz("2026-12-05T23:59:59"))),
         ),
         id="time-month-start",
-        marks=pytest.mark.xfail(
-            strict=True,
-            reason="core.timeanchor: on Nov 30 with prefer=future, 月初 resolves to Nov 1-5 (all past), "
-            "so the deadline query is empty and broadens to everything; expected the coming Dec 1-5",
-        ),
     ),
     # --- time phrases: spans ----------------------------------------------------------------------
     pytest.param(
