@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from quicknote import steps
 from quicknote.graph import quick_note_graph
@@ -35,17 +36,12 @@ async def explain_note(turn: Turn) -> dict[str, Any]:
     draft = await steps.extract_step(state, turn)
     steps.anchor_deadline(state)
     steps.priority_step(state)
+    zone = ZoneInfo(turn.tz)
     return {
         "title": draft.title,
         "priority_group": state.priority_group,
-        "deadline_at": state.deadline_at.astimezone(_zone(turn.tz)).isoformat() if state.deadline_at else None,
-        "urgency_threshold_at": state.urgency_threshold_at.astimezone(_zone(turn.tz)).isoformat()
-        if state.urgency_threshold_at
-        else None,
+        "deadline_at": state.deadline_at.astimezone(zone).isoformat() if state.deadline_at else None,
+        "urgency_threshold_at": (
+            state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
+        ),
     }
-
-
-def _zone(tz: str) -> Any:
-    from zoneinfo import ZoneInfo
-
-    return ZoneInfo(tz)

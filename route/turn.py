@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -14,6 +15,9 @@ from core.llm import ModelHub
 from core.trace import Trace
 from route.aux import ChatText
 from route.decision import HistoryTurn
+
+
+_USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
 
 
 @dataclass(frozen=True)
@@ -45,10 +49,14 @@ class Turn:
 
     @property
     def text(self) -> str:
-        """The latest user message (the only one that can be a note or a query)."""
+        """The latest user message (the only one that can be a note or a query).
+
+        Open WebUI can wrap the user's words in its retrieval template; the words are what count.
+        """
         for message in reversed(self.messages):
             if message.role == "user":
-                return message.text
+                wrapped = _USER_QUERY.search(message.text)
+                return wrapped.group(1).strip() if wrapped else message.text
         return ""
 
     @property

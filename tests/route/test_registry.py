@@ -152,3 +152,4 @@ async def test_offline_router_never_names_an_unregistered_action(
     assert answer.content.strip()
     [route] = [e.data for e in answer.events if e.stage == "route" and e.status == "end"]
     assert "quick_note_create" in route["reason"]
+
