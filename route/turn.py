@@ -16,7 +16,6 @@ from core.trace import Trace
 from route.aux import ChatText
 from route.decision import HistoryTurn
 
-
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
 
 
