@@ -27,7 +27,7 @@ async def chat_completions(
     x_client_message_id: Annotated[str | None, Header()] = None,
 ) -> Any:
     body = parse_chat_request(request.headers.get("content-type"), await request.body())
-    messages = message_texts(body, max_chars=state.settings.max_message_chars)
+    messages = message_texts(body, max_chars=state.settings.max_message_chars, max_messages=state.settings.max_messages)
     if not state.settings.accept_any_model and body.model != state.settings.served_model_id:
         raise NotFound(f"The model '{body.model}' does not exist.", param="model", code="model_not_found")
     assert user.id is not None

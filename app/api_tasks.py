@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
 from pydantic import BaseModel
 from sqlmodel import col, select
@@ -16,6 +16,9 @@ from core.models import Task, TaskCreate, TaskPublic, TaskUpdate
 from core.store import TaskFilter, complete_task, create_task, delete_task, get_task, query_tasks, update_task
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
+
+# Ids are 32-bit integer columns; a larger id must be a 400, not a database overflow (500).
+TaskId = Annotated[int, Path(ge=1, le=2**31 - 1)]
 
 
 class TaskList(BaseModel):
@@ -90,7 +93,7 @@ def create(body: TaskCreate, session: SessionDep, user: CurrentUser, state: Stat
 
 
 @router.get("/{task_id}", response_model=TaskPublic)
-def read(task_id: int, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
+def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
     assert user.id is not None
     task = get_task(session, user.id, task_id)
     if task is None:
@@ -99,9 +102,7 @@ def read(task_id: int, session: SessionDep, user: CurrentUser, state: StateDep) 
 
 
 @router.patch("/{task_id}", response_model=TaskPublic)
-def update(
-    task_id: int, body: TaskUpdate, session: SessionDep, user: CurrentUser, state: StateDep
-) -> TaskPublic:
+def update(task_id: TaskId, body: TaskUpdate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
     assert user.id is not None
     now = state.clock()
     task = update_task(session, user.id, task_id, body, now=now)
@@ -113,7 +114,7 @@ def update(
 
 @router.post("/{task_id}/complete", response_model=TaskPublic)
 def complete(
-    task_id: int,
+    task_id: TaskId,
     session: SessionDep,
     user: CurrentUser,
     state: StateDep,
@@ -129,7 +130,7 @@ def complete(
 
 
 @router.delete("/{task_id}", status_code=status.HTTP_204_NO_CONTENT)
-def delete(task_id: int, session: SessionDep, user: CurrentUser) -> Response:
+def delete(task_id: TaskId, session: SessionDep, user: CurrentUser) -> Response:
     assert user.id is not None
     if not delete_task(session, user.id, task_id):
         raise _not_found(task_id)

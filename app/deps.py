@@ -6,13 +6,14 @@ from collections.abc import Iterator
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import sqlalchemy as sa
 from fastapi import Depends, Header, Request
 from sqlmodel import Session
 
 from app.errors import BadRequest, Unauthorized
 from app.state import AppState
-from core.accounts import count_active_keys, ensure_user, user_for_api_key
-from core.models import User
+from core.accounts import ensure_user, user_for_api_key
+from core.models import ApiKey, User
 
 LOCAL_USER = "local"
 
@@ -33,13 +34,12 @@ def get_session(state: StateDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_current_user(
-    state: StateDep, authorization: Annotated[str | None, Header()] = None
-) -> User:
+def get_current_user(state: StateDep, authorization: Annotated[str | None, Header()] = None) -> User:
     """Bearer key → user. With no keys configured, everyone is the single local user
-    (the CLI refuses to serve that on anything but loopback)."""
+    (the CLI refuses to serve that on anything but loopback). Revoked keys still count as
+    configured: revoking the last key must not open a public server to anonymous use."""
     with state.session() as session:
-        if count_active_keys(session) == 0:
+        if session.execute(sa.select(sa.func.count()).select_from(ApiKey)).scalar_one() == 0:
             user = ensure_user(session, LOCAL_USER)
             session.commit()
             return user

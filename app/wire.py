@@ -7,7 +7,7 @@ import time
 import uuid
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
 
 from app.errors import BadRequest, UnsupportedMediaType
 from core.trace import StageEvent, Usage
@@ -20,7 +20,7 @@ MAX_BODY_BYTES = 4 * 1024 * 1024
 
 class StreamOptions(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    include_usage: bool | None = None
+    include_usage: StrictBool | None = None
 
 
 class MessageIn(BaseModel):
@@ -35,7 +35,7 @@ class ChatRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str = Field(min_length=1)
     messages: list[MessageIn] = Field(min_length=1)
-    stream: bool | None = False
+    stream: StrictBool | None = False
     stream_options: StreamOptions | None = None
     n: int | None = None
 
@@ -45,9 +45,7 @@ class ChatRequest(BaseModel):
 
 def parse_chat_request(content_type: str | None, raw: bytes) -> ChatRequest:
     if not content_type or "json" not in content_type.lower():
-        raise UnsupportedMediaType(
-            "Unsupported Content-Type; send the request body as application/json.", param=None
-        )
+        raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.", param=None)
     if len(raw) > MAX_BODY_BYTES:
         raise BadRequest("Request body too large.", code="request_too_large")
     try:
@@ -67,8 +65,14 @@ def parse_chat_request(content_type: str | None, raw: bytes) -> ChatRequest:
     return request
 
 
-def message_texts(request: ChatRequest, *, max_chars: int) -> list[ChatText]:
+def message_texts(request: ChatRequest, *, max_chars: int, max_messages: int | None = None) -> list[ChatText]:
     """Each message as plain text. Non-text parts and oversized messages are refused, not dropped."""
+    if max_messages is not None and len(request.messages) > max_messages:
+        raise BadRequest(
+            f"Too many messages ({len(request.messages)}); the maximum is {max_messages}.",
+            param="messages",
+            code="array_above_max_length",
+        )
     out: list[ChatText] = []
     for i, message in enumerate(request.messages):
         content = message.content
