@@ -13,7 +13,8 @@ import pydantic_ai.models
 pydantic_ai.models.ALLOW_MODEL_REQUESTS = False
 
 # Settings must come from the tests, never from a developer's environment or .env file.
-for _name in [n for n in os.environ if n.startswith("SUIKOU_") and n != "SUIKOU_TEST_POSTGRES_URL"]:
+_TEST_KNOBS = ("SUIKOU_TEST_POSTGRES_URL", "SUIKOU_TEST_BACKEND", "SUIKOU_OPENAI1_PYTHON")
+for _name in [n for n in os.environ if n.startswith("SUIKOU_") and n not in _TEST_KNOBS]:
     del os.environ[_name]
 os.environ.setdefault("OPENAI_API_KEY", "sk-test-never-used")
 
