@@ -32,6 +32,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
+from core.timeanchor.numerals import CN_DIGITS
+
 __all__ = ["CountLock", "extract_count", "parse_cn_number"]
 
 
@@ -46,21 +48,6 @@ class CountLock:
     phrase: str | None = field(default=None, compare=False)
     span: tuple[int, int] | None = field(default=None, compare=False)
 
-
-_CN_DIGITS = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-}
 
 _NUM = r"(?:(?<![0-9])[0-9]{1,3}(?![0-9])|[零〇一二两三四五六七八九十]{1,4})"
 _CLS = r"(?:个|条|件|项|样|只|份|桩)"
@@ -112,7 +99,7 @@ def parse_cn_number(token: str) -> int | None:
         return 2
     if token == "仨":
         return 3
-    if any(ch not in _CN_DIGITS and ch != "十" for ch in token):
+    if any(ch not in CN_DIGITS and ch != "十" for ch in token):
         return None
     if "十" in token:
         if token.count("十") > 1:
@@ -120,16 +107,16 @@ def parse_cn_number(token: str) -> int | None:
         tens_s, _, ones_s = token.partition("十")
         if len(tens_s) > 1 or len(ones_s) > 1:
             return None
-        tens = _CN_DIGITS[tens_s] if tens_s else 1
-        ones = _CN_DIGITS[ones_s] if ones_s else 0
+        tens = CN_DIGITS[tens_s] if tens_s else 1
+        ones = CN_DIGITS[ones_s] if ones_s else 0
         if tens_s == "两" or (tens_s and tens == 0):
             return None if tens == 0 else tens * 10 + ones
         return tens * 10 + ones
     if len(token) == 1:
-        return _CN_DIGITS[token]
+        return CN_DIGITS[token]
     if len(token) == 2:
         # "两三" / "三五" / "一两": an approximate range; lock its upper bound.
-        a, b = _CN_DIGITS[token[0]], _CN_DIGITS[token[1]]
+        a, b = CN_DIGITS[token[0]], CN_DIGITS[token[1]]
         if 0 < a < b:
             return b
     return None
@@ -140,9 +127,7 @@ def _blocked(text: str, start: int) -> bool:
     return any(before.endswith(b) for b in _BLOCK_BEFORE)
 
 
-def _first_match(
-    text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool
-) -> tuple[int, int, int, str] | None:
+def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool) -> tuple[int, int, int, str] | None:
     """Earliest (start, end, count, phrase) over all patterns; ties go to the longer match."""
     best: tuple[int, int, int, int, str] | None = None
     for pat in patterns:

@@ -20,15 +20,11 @@ os.environ.setdefault("OPENAI_API_KEY", "sk-test-never-used")
 
 # --- fixtures for the service under test (helpers live in tests/support/harness.py) -----------
 
-import uuid  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
-import sqlalchemy as sa  # noqa: E402
-from support.harness import PG_URL, Harness, in_ci, make_harness, test_backend  # noqa: E402
-
-from core.db import make_engine  # noqa: E402
+from support.harness import Harness, make_harness, pg_schema, test_backend  # noqa: E402
 
 
 @pytest.fixture
@@ -37,22 +33,8 @@ def database_url(tmp_path: Any) -> Iterator[str]:
     if test_backend() != "postgresql":
         yield f"sqlite:///{tmp_path / 'suikou.db'}"
         return
-    admin = make_engine(PG_URL, connect_args={"connect_timeout": 3})
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    except sa.exc.OperationalError as exc:  # pragma: no cover - environment dependent
-        admin.dispose()
-        if in_ci():
-            pytest.fail(f"PostgreSQL unreachable under CI=true: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
+    with pg_schema() as url:
+        yield url
 
 
 @pytest.fixture

@@ -7,7 +7,7 @@ from functools import lru_cache
 import cn2an
 
 # Digit-by-digit Chinese numerals ("二零零三", "九零") are read as digit strings.
-_CN_DIGITS = {
+CN_DIGITS = {
     "零": 0,
     "〇": 0,
     "一": 1,
@@ -40,8 +40,8 @@ def to_int(text: str) -> int | None:
         return int(s)
     if s in _SPECIAL:
         return _SPECIAL[s]
-    if len(s) >= 2 and all(ch in _CN_DIGITS for ch in s) and "两" not in s:
-        return int("".join(str(_CN_DIGITS[ch]) for ch in s))
+    if len(s) >= 2 and all(ch in CN_DIGITS for ch in s) and "两" not in s:
+        return int("".join(str(CN_DIGITS[ch]) for ch in s))
     try:
         value = cn2an.cn2an(s.replace("〇", "零"), "smart")
     except (ValueError, KeyError, IndexError, TypeError):
@@ -55,8 +55,8 @@ def to_int(text: str) -> int | None:
 
 def adjacent_pair(text: str) -> tuple[int, int] | None:
     """ "七八" → (7, 8): two consecutive Chinese digits meaning "seven or eight"."""
-    if len(text) == 2 and all(ch in _CN_DIGITS for ch in text):
-        a, b = _CN_DIGITS[text[0]], _CN_DIGITS[text[1]]
+    if len(text) == 2 and all(ch in CN_DIGITS for ch in text):
+        a, b = CN_DIGITS[text[0]], CN_DIGITS[text[1]]
         if 1 <= a <= 11 and b == a + 1:
             return a, b
     return None

@@ -18,7 +18,6 @@ import sys
 import textwrap
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -38,7 +37,7 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionUserMessageParam,
 )
-from support.harness import NOW, PG_URL, Harness, in_ci
+from support.harness import NOW, Harness, pg_schema
 
 from app.main import create_app
 from core.db import make_engine
@@ -335,27 +334,6 @@ SERVER_SCRIPT = textwrap.dedent(
     uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[2]), log_level="warning", ws="none")
     """
 )
-
-
-@contextmanager
-def pg_schema() -> Iterator[str]:
-    """A throwaway schema on the test PostgreSQL server; its URL. Skips (fails under CI) if unreachable."""
-    admin = make_engine(PG_URL, connect_args={"connect_timeout": 3})
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    try:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
-    except sa.exc.OperationalError as exc:  # pragma: no cover - environment dependent
-        admin.dispose()
-        if in_ci():
-            pytest.fail(f"PostgreSQL unreachable under CI=true: {exc}")
-        pytest.skip(f"PostgreSQL unreachable: {exc}")
-    try:
-        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
-    finally:
-        with admin.begin() as conn:
-            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        admin.dispose()
 
 
 def wait_healthy(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:

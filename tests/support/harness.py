@@ -7,12 +7,16 @@ test directory's own conftest.py would shadow the root one.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import uuid
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
+import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from app.main import create_app
@@ -21,6 +25,7 @@ from app.state import AppState, build_state
 from app.turns import make_job
 from app.wire import ChatRequest
 from core.accounts import create_api_key, ensure_user
+from core.db import make_engine
 from core.llm import ModelHub
 from core.models import TaskCreate
 from core.store import complete_task, create_task
@@ -40,6 +45,30 @@ def in_ci() -> bool:
 def test_backend() -> str:
     """Which database the service-level tests use; .ci/run runs them once per backend."""
     return os.environ.get("SUIKOU_TEST_BACKEND", "sqlite")
+
+
+@contextmanager
+def pg_schema() -> Iterator[str]:
+    """A throwaway schema on the test PostgreSQL server, as a database URL.
+
+    Skips when the server is unreachable, except under CI=true, where that is a failure.
+    """
+    admin = make_engine(PG_URL, connect_args={"connect_timeout": 3})
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    try:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'CREATE SCHEMA "{schema}"'))
+    except sa.exc.OperationalError as exc:  # pragma: no cover - environment dependent
+        admin.dispose()
+        if in_ci():
+            pytest.fail(f"PostgreSQL unreachable under CI=true: {exc}")
+        pytest.skip(f"PostgreSQL unreachable: {exc}")
+    try:
+        yield f"{PG_URL}?options=-csearch_path%3D{schema}"
+    finally:
+        with admin.begin() as conn:
+            conn.execute(sa.text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
+        admin.dispose()
 
 
 def local(text: str) -> datetime:
