@@ -2,7 +2,11 @@
 
 Title: the sentence minus
   1. the lead-in ("帮我记一下", "记一下", "记个", "提醒我", "添加待办：", "帮我加个任务", "别忘了",
-     "待办：", "todo:"), and a "(很)重要的事：" / "小事：" label after it;
+     "待办：", "todo:"), and a priority label after it — one or more priority/size words, optionally
+     with "的事", before a separator ("很重要：", "不重要但很麻烦的事：", "简单的小事：") — or at the end
+     after a separator ("，不重要但很麻烦"); an offhand adverb at the head ("顺手/顺便/随手/抽空") is
+     a priority hint, not part of the task ("顺手把快递拿了" → "把快递拿了": a 把-sentence keeps the 了
+     its bare verb needs);
   2. an urgency-threshold phrase ("提前一天提醒我", "周三开始要紧", see below);
   3. the time phrase — exactly the ``phrase`` ``core.timeanchor.resolve_time`` recognised, plus a
      trailing "前/之前/以前" (kept in ``time_text``: "月底前") and a leading "在/于/到";
@@ -13,13 +17,34 @@ Title: the sentence minus
 ``time_text`` is that phrase verbatim (None when there is none); ``deadline_at`` is filled with the
 resolver's deadline only as the fallback the model contract allows.
 
+Time phrases the resolver cannot fully account for are handed on verbatim, with no ``deadline_at``,
+so the graph asks instead of guessing (nothing is written):
+  * date/clock-shaped text right next to the resolved phrase, which the resolver stopped short of —
+    the phrase is widened over it: "13月5日" (read as "5日"), "明天25点" / "明天3点75分" (read as
+    "明天"), "下下下个月" / "大大大后天" (read as one step fewer);
+  * a time-shaped fragment the resolver did not read at all: a month-day ("2月30日"), a leap month
+    ("下个闰月"), an over-long 下/上 chain, or, at the start of a clause, a month > 12, a day > 31 or
+    an hour > 24 ("13月", "32号", "25点"). Numbered places are not dates ("5号楼", "3号线").
+Note: for the two "widened" kinds resolve_time still reads the valid part of ``time_text``, so the
+graph only asks once ``anchor_deadline`` checks that the window covers the whole phrase.
+
+Decisions:
+  * "After X" (an open-ended start: "12月5号以后去体检", "从下周开始健身") says when a task can start,
+    not when it is due: no deadline, ``time_text`` None, the phrase kept out of the title ("去体检");
+    the group follows the other rules (no deadline → 2). No urgency threshold either — becoming
+    possible is not becoming urgent. Asking would cost a turn for a sentence that is clear as said.
+  * A deadline already in the past ("昨天交报告") is kept as said: the task is written overdue, in
+    group 1 ("截止时间已过"), and the confirmation shows the past date, so a slip ("昨天" for "明天") is
+    visible at once and cheap to fix; a model extraction would resolve the same way. Asking instead
+    would have to happen in the graph (``anchor_deadline``), for every extraction, not here.
+
 Priority group (1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要), first rule that applies:
   1. explicitly unimportant ("不重要/无所谓/不要紧/次要"): + hard ("麻烦/复杂/费劲/不简单") → 4; else 3;
   2. small/easy ("顺手/简单/小事/随手/顺便/举手之劳") and not important → 3;
   3. important ("重要/关键/务必/一定要/千万/必须") and (urgent or due within 48 h) → 1; important → 2;
   4. urgent ("紧急/急/马上/尽快/立刻/赶紧/今天必须") → 1;
   5. explicitly not urgent ("不急/慢慢来") → 2 (4 when also "麻烦但不重要", handled in 1);
-  6. by deadline: due within 48 h (or already past) → 1; a later deadline → 2;
+  6. by deadline: already past → 1 ("截止时间已过"); due within 48 h → 1; a later deadline → 2;
   7. no deadline and no words → 2 (the schema's default: a task worth writing down is treated as
      important until the user says otherwise; an urgency threshold then promotes it when due).
 ``priority_reason`` is a few Chinese words naming the rule.
@@ -37,6 +62,7 @@ import re
 from datetime import datetime, timedelta
 
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from core.timeanchor.numerals import to_int
 from quicknote.draft import NoteDraft
 from taskquery.offline import priority_signals
 
@@ -56,10 +82,23 @@ _TRAIL_LEAD_RE = re.compile(
     r"[，,。\s]*(?:请|麻烦你?)?(?:帮我|帮忙|给我|替我)?(?:记一下|记下来|记下|记住|记录一下|记上|提醒我一下|提醒我|"
     r"提醒一下|别忘了|加到待办|加个待办|加入待办)(?:吧|哦|啊|呀|哈)?[。.!！]*$"
 )
-_LABEL_RE = re.compile(
-    r"^(?:一个|一件|个|件)?(?:很|非常|特别|超级|挺|比较)?(?:重要|紧急|急|要紧|关键|简单|小|不重要|麻烦)?的?"
-    r"(?:事情|事儿|事|任务|待办|提醒)\s*[:：,，、]\s*"
+# A priority/size word, optionally with a degree adverb ("很重要", "不太急", "简单", "小").
+_LABEL_WORD = (
+    r"(?:很|非常|特别|超级|超|挺|比较|有点|有些|不太|不怎么|相当|巨)?"
+    r"(?:不重要|不紧急|不着急|不急|不要紧|不简单|不难|重要|紧急|着急|急|要紧|关键|简单|容易|小|麻烦|复杂|费劲|"
+    r"费事|难搞|难|顺手|随手|顺便|琐碎)"
 )
+# One or more of them joined ("不重要但很麻烦", "简单的小", "重要又紧急").
+_LABEL_WORDS = rf"{_LABEL_WORD}(?:(?:但是|但|而且|并且|又|且|还|也|、|，|,)?的?{_LABEL_WORD})*"
+_LABEL_NOUN = r"(?:事情|事儿|事|任务|待办|提醒|活儿|活)"
+# A leading label: "很重要：", "不重要但很麻烦的事：", "简单的小事：", "紧急的任务，", "事："
+_LABEL_RE = re.compile(rf"^(?:一个|一件|个|件)?(?:{_LABEL_WORDS}(?:的?{_LABEL_NOUN})?|{_LABEL_NOUN})\s*[:：,，、]\s*")
+# A trailing label after a separator: "，不重要但很麻烦", "，简单的小事".
+_LABEL_TAIL_RE = re.compile(
+    rf"[，,。；;\s]+(?:是|算是|属于)?(?:一个|一件|个|件)?{_LABEL_WORDS}(?:的?{_LABEL_NOUN})?(?:的|哦|啊|呀|吧)?[。.!！]*$"
+)
+# "顺手把快递拿了": an offhand adverb at the head is a priority hint, not part of the task.
+_OFFHAND_HEAD_RE = re.compile(r"^(?:顺手|顺便|随手|抽空)(?=..)")
 _SUBJECT_RE = re.compile(r"^(?:我|咱|我们)?(?:一定|务必|千万|必须)?(?:要|得|需要|必须|该|应该|记得)?")
 _FILLER_TAIL_RE = re.compile(r"(?:一下|吧|哦|噢|啊|呀|哈|呢|嘛|啦|了|的事情|的事|这件事|这个事|这事|哈)+$")
 _FILLER_HEAD_RE = re.compile(
@@ -89,6 +128,57 @@ _THRESHOLD_RES: tuple[tuple[re.Pattern[str], str], ...] = (
         "keep",
     ),
 )
+
+
+# --- time phrases the resolver cannot (fully) account for ----------------------------------------
+_N = r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,5})"
+# Things numbered like dates that are places, not times ("5号楼", "3号线", "2号会议室").
+_NOT_DAY = r"(?![楼线房床门口室厅馆院位桌台柜机车窗店仓库场码])"
+# Date/clock-shaped fragments directly before or after a resolved phrase: the resolver stopped there,
+# so it read only part of what was said ("13月|5日", "明天|25点", "下|下下个月", "大|大大后天").
+_LEFT_TAIL_RE = re.compile(rf"(?:{_N}年)?{_N}(?:年|月份?)$|闰$")
+_RIGHT_HEAD_RE = re.compile(rf"^(?:{_N}(?:点|时|[:：]\d)(?:钟|半|整|{_N}分?)?|{_N}分|{_N}[日号]{_NOT_DAY})")
+_CHAIN_CHARS = "下上大"
+# Time-shaped fragments anywhere in what is left: a month-day the resolver rejected ("2月30日"), a
+# leap month ("下个闰月"), an over-long relative chain ("下下下个月"), and, at the start of a
+# clause, an impossible month, day or clock ("13月", "32号", "25点").
+_UNCLEAR_ANYWHERE_RE = re.compile(
+    rf"(?:{_N}年)?{_N}月份?{_N}[日号]{_NOT_DAY}(?:{_N}(?:点|时)(?:{_N}分?|半)?)?|"
+    rf"(?:下|上|这|本|今年|明年|去年)?(?:个)?闰{_N}?月|"
+    r"(?:下|上){3,}(?:个)?(?:月|周|星期|礼拜)|大{3,}[前后]天"
+)
+_CLAUSE_NUM_RE = re.compile(
+    rf"(?:^|(?<=[，,。；;\s在于到]))(?P<num>{_N})(?P<unit>月份?|[日号]{_NOT_DAY}|点|时)(?:钟|半|整|{_N}分?)?"
+)
+_UNIT_MAX = {"月": 12, "日": 31, "号": 31, "点": 24, "时": 24}
+
+
+def _impossible_clause_number(text: str) -> re.Match[str] | None:
+    for m in _CLAUSE_NUM_RE.finditer(text):
+        value = to_int(m.group("num"))
+        if value is not None and value > _UNIT_MAX[m.group("unit")[0]]:
+            return m
+    return None
+
+
+def _unclear_fragment(text: str) -> tuple[int, int] | None:
+    """The span of a time-like fragment in ``text`` that the resolver did not read, if any."""
+    m = _UNCLEAR_ANYWHERE_RE.search(text) or _impossible_clause_number(text)
+    return (m.start(), m.end()) if m else None
+
+
+def _widen_partial(body: str, idx: int, end: int) -> tuple[int, int]:
+    """Grows [idx, end) over date/clock-shaped text right next to it that the resolver left out."""
+    left = _LEFT_TAIL_RE.search(body[:idx])
+    if left:
+        idx = left.start()
+    phrase = body[idx:end]
+    while idx > 0 and phrase and phrase[0] in _CHAIN_CHARS and body[idx - 1] == phrase[0]:
+        idx -= 1
+    right = _RIGHT_HEAD_RE.match(body[end:])
+    if right:
+        end += right.end()
+    return idx, end
 
 
 def _safe_resolve(text: str, now: datetime, tz: str) -> TimeWindow | None:
@@ -131,6 +221,17 @@ def _lead_threshold_phrase(lead: str, deadline: datetime | None, now: datetime, 
     return phrase
 
 
+_BA_BARE_VERB_RE = re.compile(r"把.+[^完好掉清齐上下走回来去到成光净楚了]$")
+
+
+def _strip_filler_tail(t: str) -> str:
+    """Drops trailing particles, but keeps the 了 a 把-sentence needs ("把快递拿了", not "把快递拿")."""
+    stripped = _FILLER_TAIL_RE.sub("", t)
+    if stripped != t and t[len(stripped)] == "了" and _BA_BARE_VERB_RE.search(stripped):
+        return stripped + "了"
+    return stripped
+
+
 def _clean_title(text: str) -> str | None:
     t = text
     for _ in range(3):
@@ -140,10 +241,12 @@ def _clean_title(text: str) -> str | None:
         t = _TRAIL_LEAD_RE.sub("", t)
         t = _LABEL_RE.sub("", t)
         t = _FILLER_HEAD_RE.sub("", t)
+        t = _OFFHAND_HEAD_RE.sub("", t)
+        t = _LABEL_TAIL_RE.sub("", t)
         t = _PRIORITY_TAIL_RE.sub("", t)
         t = t.strip(_PUNCT)
         t = _SUBJECT_RE.sub("", t) if not re.match(r"^(?:我们|咱们)(?:的|组|家)", t) else t
-        t = _FILLER_TAIL_RE.sub("", t)
+        t = _strip_filler_tail(t)
         t = _PREPOSITION_TAIL_RE.sub("", t)
         t = t.strip(_PUNCT)
         if t == before:
@@ -178,6 +281,8 @@ def _priority(text: str, now: datetime, deadline: datetime | None) -> tuple[int,
     if s.not_urgent:
         return 2, "说了不急"
     if deadline is not None:
+        if deadline < now:
+            return 1, "截止时间已过"
         if near:
             return 1, "截止在两天内"
         return 2, "有截止时间但还早"
@@ -197,19 +302,37 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         win = None
     time_text: str | None = None
     deadline: datetime | None = None
+    unclear = False
     if win is not None and win.phrase and win.phrase in body:
         idx = body.find(win.phrase)
         end = idx + len(win.phrase)
-        time_text = win.phrase
+        wide_idx, wide_end = _widen_partial(body, idx, end)
+        unclear = (wide_idx, wide_end) != (idx, end)
+        idx, end = wide_idx, wide_end
+        time_text = body[idx:end]
         suffix = _BEFORE_SUFFIX_RE.match(body[end:])
         if suffix and not re.search(r"(?:之前|以前|前)$", time_text):
             time_text += suffix.group(0)
             end += len(suffix.group(0))
         body = body[:idx] + "，" + body[end:]
-        try:
-            deadline = deadline_of(win)
-        except Exception:
-            deadline = None
+        if not unclear:
+            try:
+                deadline = deadline_of(win)
+            except Exception:
+                deadline = None
+            if deadline is None and win.end is None and win.start is not None:
+                # "12月5号以后/起", "从下周开始": when it can start, not when it is due → no deadline.
+                time_text = None
+    if not unclear:
+        # A date/clock-shaped fragment the resolver did not read at all ("2月30日", "下个闰月", "25点").
+        frag = _unclear_fragment(body)
+        if frag is not None:
+            start, stop = frag
+            suffix = _BEFORE_SUFFIX_RE.match(body[stop:])
+            if suffix:
+                stop += len(suffix.group(0))
+            time_text, deadline, unclear = body[start:stop], None, True
+            body = body[:start] + "，" + body[stop:]
 
     if threshold_text and threshold_text.startswith("提前"):
         threshold_text = _lead_threshold_phrase(threshold_text, deadline, now, tz)

@@ -21,9 +21,11 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    phrase that ends in 任务/待办/事项 ("所有任务", "和合同相关的任务") → task_query (0.9; 0.75 for the
    weaker forms such as "明天有什么").
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
-   quick_note_create (0.7); the same as a statement with a subject ("我明天要去医院") → 0.62; a to-do-ish
-   statement without a time ("我要买牛奶", "得交房租了") → 0.55, i.e. below the 0.6 quick-note threshold,
-   so the pipeline treats it as chat.
+   quick_note_create (0.7); a leading priority label does not hide the verb and makes it more note-like
+   ("紧急：今天下班前回复客户邮件" → 0.75); the same as a statement with a subject ("我明天要去医院") →
+   0.62; a to-do-ish statement without a time ("我要买牛奶", "得交房租了") → 0.55, i.e. below the 0.6
+   quick-note threshold, so the pipeline treats it as chat. A labelled imperative without a time
+   ("紧急：回复客户邮件") stays chat: an untimed imperative may be addressed to the assistant.
 7. Greetings, identity questions and everything else → chat (0.9 for greetings, 0.7 otherwise).
 """
 
@@ -76,9 +78,7 @@ _NOTE_MARKER_RE = re.compile(
     r"别忘了|不要忘了|别让我忘了|"
     r"^(?:待办|todo|TODO|备忘|提醒)\s*[:：]"
 )
-_NOTE_NOT_ACTION_RE = re.compile(
-    r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
-)
+_NOTE_NOT_ACTION_RE = re.compile(r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情")
 _QUESTION_RE = re.compile(
     r"有什么|有哪些|有啥|有没有|哪些|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
 )
@@ -89,21 +89,15 @@ _LIST_VERB_RE = re.compile(
 _DUE_RE = re.compile(
     r"要交|要做|要完成|要干|要办|要写|要准备|要提交|要搞定|要处理|截止|到期|ddl|DDL|deadline|过期|逾期|超期|该做|得做|要忙"
 )
-_FREE_ASK_RE = re.compile(
-    r"给我点事|找点事|有什么可以做|有什么能做|做点什么|干点什么|干点啥|做点啥|没事做|没事干"
-)
+_FREE_ASK_RE = re.compile(r"给我点事|找点事|有什么可以做|有什么能做|做点什么|干点什么|干点啥|做点啥|没事做|没事干")
 _WH_TAIL_RE = re.compile(r"(?:有什么|有哪些|有啥|干什么|做什么|忙什么|要干嘛|是什么)[吗呢啊呀]?[?？]?$")
 _NP_TASK_END_RE = re.compile(r"(?:任务|待办|待办事项|事项|ddl|的记录)[吗呢啊呀吧]?[?？。!！]?$")
-_COMPLETED_ASK_RE = re.compile(
-    r"(?:完成了|做完了|搞定了|已完成|完成的|做完的)(?:哪些|什么|几个|多少|的任务|任务)"
-)
+_COMPLETED_ASK_RE = re.compile(r"(?:完成了|做完了|搞定了|已完成|完成的|做完的)(?:哪些|什么|几个|多少|的任务|任务)")
 _OVERDUE_ASK_RE = re.compile(r"(?:逾期|过期|超期)(?:的|没做|未完成|了)")
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
 )
-_REQUEST_ONE_RE = re.compile(
-    r"(?:来|给我|挑|选|推荐|随便挑|找|整|弄|搞)[一两三四五六七八九十\d]*(?:个|条|件|点)"
-)
+_REQUEST_ONE_RE = re.compile(r"(?:来|给我|挑|选|推荐|随便挑|找|整|弄|搞)[一两三四五六七八九十\d]*(?:个|条|件|点)")
 
 _FOLLOWUP_RE = re.compile(
     r"^(?:那|那么|好的?|嗯|ok|行)?[，, ]*(?:"
@@ -142,8 +136,12 @@ _ASK_EVENT_RE = re.compile(
 )
 _ASK_THINGS_RE = re.compile(r"(?:有什么|有啥|有哪些|有没有|还有)(?:.{0,4})(?:事|活儿?)(?!情况)")
 _FILLER_RE = re.compile(r"[帮我你给的呗吧吗呢啊呀嘛一下看，,。.!！?？\s]")
-_SOFT_TIME_RE = re.compile(
-    r"(?:下班|上班|睡前|睡觉|出门|吃饭|开会|放学|回家|周会|例会)(?:之前|以前|前|后|之后|以后)"
+_SOFT_TIME_RE = re.compile(r"(?:下班|上班|睡前|睡觉|出门|吃饭|开会|放学|回家|周会|例会)(?:之前|以前|前|后|之后|以后)")
+# A leading priority label ("紧急：", "很重要，", "不重要但很麻烦的事：") before the task itself.
+_LABEL_HEAD_RE = re.compile(
+    r"^(?:(?:很|非常|特别|超级|超|挺|比较|有点|不太)?(?:不重要|不紧急|不急|重要|紧急|着急|急|要紧|关键|简单|麻烦)"
+    r"(?:(?:但是|但|而且|又|且|、)?(?:很|非常|特别|挺|比较|有点)?(?:不重要|不紧急|不急|重要|紧急|急|要紧|简单|麻烦))*"
+    r"(?:的?(?:事情|事|任务|待办))?)[:：,，]"
 )
 _MODAL_RE = re.compile(r"^(?:我|咱|我们)?(?:要|得|需要|必须|该|应该|记得|准备|打算|计划)")
 
@@ -199,9 +197,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return CHAT, 0.85, "一般性的提问，不是查自己的任务"
 
     if note_marker:
-        if (has_task_noun or _DUE_RE.search(compact)) and re.search(
-            r"有什么|有哪些|有啥|哪些|几个|多少", compact
-        ):
+        if (has_task_noun or _DUE_RE.search(compact)) and re.search(r"有什么|有哪些|有啥|哪些|几个|多少", compact):
             return QUERY, 0.7, "提到提醒，但其实在问有哪些任务"
         return NOTE, 0.92, "明确要求记下/提醒"
 
@@ -276,6 +272,9 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
     if not has_question and not howto:
         soft_time = bool(_SOFT_TIME_RE.search(compact))
         body = _SOFT_TIME_RE.sub("", rest if has_time else compact)
+        labelled = _LABEL_HEAD_RE.match(body)
+        if labelled:
+            body = body[labelled.end() :].lstrip("，,：:")
         body_wo_modal = _MODAL_RE.sub("", body)
         has_modal = body_wo_modal != body
         timed = has_time or soft_time
@@ -284,6 +283,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         if timed and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
             if re.match(r"^(?:我|咱|我们)", body):
                 return NOTE, 0.62, "带时间的待办陈述（有主语），较可能是要记下"
+            if labelled:
+                return NOTE, 0.75, "带时间和优先级标注的祈使句，像是要记下"
             return NOTE, 0.7, "带时间和动作的祈使句，像是要记下"
         if has_modal and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
             return NOTE, 0.55, "像是待办，但没有明确要求记下"

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from support.harness import Harness
 
 from core.timeanchor import deadline_of, resolve_time
 from quicknote.offline import offline_extract_note
@@ -159,3 +160,139 @@ def test_never_raises(text: str) -> None:
     note = offline_extract_note(text, NOW, TZ)
     assert 1 <= note.priority_group <= 4
     assert note.title is None or note.title.strip()
+
+
+# --- time phrases the resolver cannot (fully) account for: handed on verbatim, no deadline --------
+
+UNCLEAR_TIMES: list[tuple[str, str, str]] = [
+    # (sentence, time_text, title)
+    ("帮我记一下2月30日交报告", "2月30日", "交报告"),  # impossible day: resolver reads nothing
+    ("帮我记一下下个闰月交报告", "下个闰月", "交报告"),  # unknown phrase
+    ("帮我记一下13月5日交报告", "13月5日", "交报告"),  # resolver would read only "5日"
+    ("帮我记一下明天25点交报告", "明天25点", "交报告"),  # resolver would read only "明天"
+    ("记一下十三月五号交报告", "十三月五号", "交报告"),
+    ("记一下32号交报告", "32号", "交报告"),
+    ("记一下25点交报告", "25点", "交报告"),
+    ("记一下明天3点75分交报告", "明天3点75分", "交报告"),
+    ("记一下下下下个月交报告", "下下下个月", "交报告"),  # one 下 more than the resolver knows
+    ("记一下大大大后天交报告", "大大大后天", "交报告"),
+    ("记一下2月30日前交报告", "2月30日前", "交报告"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "time_text", "title"), UNCLEAR_TIMES)
+def test_unclear_time_is_handed_on_verbatim(sentence: str, time_text: str, title: str) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.time_text == time_text
+    assert time_text in sentence
+    assert note.deadline_at is None
+    assert note.title == title
+    # The resolver cannot read the whole phrase: either nothing, or only a part of it.
+    window = resolve_time(time_text, NOW, TZ)
+    assert window is None or window.phrase != time_text
+
+
+VALID_TIMES: list[tuple[str, str, str, str]] = [
+    # no-regression neighbours: (sentence, time_text, title, deadline)
+    ("记一下2月28日交报告", "2月28日", "交报告", "2027-02-28T23:59:59+08:00"),
+    ("记一下12月31日交报告", "12月31日", "交报告", "2026-12-31T23:59:59+08:00"),
+    ("记一下明天23点交报告", "明天23点", "交报告", "2026-12-01T23:00:00+08:00"),
+    ("记一下明天24点交报告", "明天24点", "交报告", "2026-12-02T00:00:00+08:00"),
+    ("记一下12月5日下午3点半交报告", "12月5日下午3点半", "交报告", "2026-12-05T15:30:00+08:00"),
+    ("记一下下下个月交报告", "下下个月", "交报告", "2027-01-31T23:59:59+08:00"),
+    ("记一下大后天交报告", "大后天", "交报告", "2026-12-03T23:59:59+08:00"),
+    ("记一下明天5号楼开会", "明天", "5号楼开会", "2026-12-01T23:59:59+08:00"),  # a place, not a day
+    ("帮我记一下12月5号前交论文", "12月5号前", "交论文", "2026-12-05T23:59:59+08:00"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "time_text", "title", "deadline"), VALID_TIMES)
+def test_valid_time_still_resolves(sentence: str, time_text: str, title: str, deadline: str) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.time_text == time_text
+    assert note.title == title
+    assert _deadline(note.time_text) == datetime.fromisoformat(deadline)
+    assert note.deadline_at == datetime.fromisoformat(deadline)
+
+
+# --- priority labels are not part of the title ---------------------------------------------------
+
+LABELS: list[tuple[str, str, int]] = [
+    ("帮我记一下很重要：明天下午三点交报告", "交报告", 1),
+    ("帮我记一下不重要但很麻烦的事：整理旧照片", "整理旧照片", 4),
+    ("帮我记一下整理旧照片，不重要但很麻烦", "整理旧照片", 4),
+    ("记一下简单的小事：给绿萝浇水", "给绿萝浇水", 3),
+    ("顺手把快递拿了", "把快递拿了", 3),
+    ("记一下顺便把垃圾扔了吧", "把垃圾扔了", 3),
+    ("重要又紧急的事：续签合同", "续签合同", 1),
+    ("记一下，紧急：修复线上bug", "修复线上bug", 1),
+    ("紧急：今天下班前回复客户邮件", "下班前回复客户邮件", 1),  # "下班前" is not resolvable: kept
+    # neighbours: label words inside a title stay
+    ("记一下把字体调小", "把字体调小", 2),
+    ("记一下买小米手机", "买小米手机", 2),
+    ("记一下解决难题", "解决难题", 2),
+    ("记一下得交房租了", "交房租", 2),
+    ("后天之前要把PPT做完了，帮我记一下", "把PPT做完", 2),
+]
+
+
+@pytest.mark.parametrize(("sentence", "title", "group"), LABELS)
+def test_priority_labels_are_not_the_title(sentence: str, title: str, group: int) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.title == title
+    assert note.priority_group == group
+
+
+# --- decisions: "after X" is not a deadline; a past deadline is kept as said ----------------------
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("12月5号以后去体检", "去体检"),
+        ("记一下12月5号之后去体检", "去体检"),
+        ("记一下12月5号起去体检", "去体检"),
+        ("记一下从下周开始健身", "健身"),
+    ],
+)
+def test_open_ended_start_is_not_a_deadline(sentence: str, title: str) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.title == title
+    assert note.time_text is None
+    assert note.deadline_at is None
+    assert note.urgency_threshold_text is None
+    assert note.priority_group == 2
+
+
+@pytest.mark.parametrize(
+    ("sentence", "time_text", "deadline"),
+    [
+        ("昨天交报告", "昨天", "2026-11-29T23:59:59+08:00"),
+        ("记一下今天上午九点交报告", "今天上午九点", "2026-11-30T09:00:00+08:00"),
+    ],
+)
+def test_past_deadline_is_kept_as_said(sentence: str, time_text: str, deadline: str) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert note.title == "交报告"
+    assert note.time_text == time_text
+    assert _deadline(note.time_text) == datetime.fromisoformat(deadline)
+    assert (note.priority_group, note.priority_reason) == (1, "截止时间已过")
+
+
+# --- the same decisions through the pipeline (router → graph → database) --------------------------
+
+
+async def test_pipeline_open_ended_start_writes_no_deadline(harness: Harness) -> None:
+    answer = await harness.ask("帮我记一下12月5号以后去体检")
+    assert answer.content == "好，已记下：去体检（重要不紧急）"
+
+
+async def test_pipeline_past_deadline_is_written_overdue(harness: Harness) -> None:
+    answer = await harness.ask("帮我记一下昨天交报告")
+    assert answer.content == "好，已记下：交报告（重要且紧急；截止 11月29日 周日 23:59）"
+
+
+async def test_pipeline_unresolvable_time_is_asked_about(harness: Harness) -> None:
+    answer = await harness.ask("帮我记一下2月30日交报告")
+    assert "「2月30日」具体是什么时候？" in answer.content
+    assert "我还没记下「交报告」" in answer.content

@@ -205,3 +205,34 @@ def test_never_raises(message: str, turns: list[tuple[str, str]]) -> None:
     assert action in {"chat", "quick_note_create", "task_query"}
     assert 0.0 <= confidence <= 1.0
     assert isinstance(reason, str)
+
+
+# --- a priority label in front of a timed imperative: still a note --------------------------------
+
+LABELLED: list[tuple[str, str, bool]] = [
+    # (message, action, at or above the note threshold)
+    ("紧急：今天下班前回复客户邮件", "quick_note_create", True),
+    ("很重要：明天下午三点交报告", "quick_note_create", True),
+    ("紧急，明天交报告", "quick_note_create", True),
+    ("不重要但很麻烦的事：下个月整理旧照片", "quick_note_create", True),
+    ("重要的事情：周五之前签合同", "quick_note_create", True),
+    # neighbours
+    ("明天下午三点交报告", "quick_note_create", True),
+    ("紧急：回复客户邮件", "chat", False),  # no time: may be addressed to the assistant
+    ("重要：怎么写简历", "chat", False),
+    ("很重要", "chat", False),
+    ("紧急！", "chat", False),
+    ("明天很重要", "chat", False),
+    ("你好", "chat", False),
+    ("紧急的任务有哪些", "task_query", True),
+    ("我要买牛奶", "quick_note_create", False),
+]
+
+
+@pytest.mark.parametrize(("message", "action", "above"), LABELLED)
+def test_labelled_imperatives(message: str, action: str, above: bool) -> None:
+    got, confidence, reason = offline_route(message, [])
+    assert got == action
+    if got == "quick_note_create":
+        assert (confidence >= NOTE_THRESHOLD) == above
+    assert reason
