@@ -143,6 +143,15 @@ def _pieces(text: str, size: int = 12) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
+def _report_fallback(trace: Trace, node: str, exc: BaseException, instead: str) -> None:
+    trace.emit(
+        "fallback",
+        "info",
+        f"{node} 的模型调用失败（{type(exc).__name__}），{instead}",
+        {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
+    )
+
+
 async def run_structured(
     agent: Agent[None, OutputT],
     prompt: str | None,
@@ -175,12 +184,7 @@ async def run_structured(
                 trace.count_model_call(node, *failed_run_usage(messages, message_history))
                 if not fallback_offline:
                     raise
-                trace.emit(
-                    "fallback",
-                    "info",
-                    f"{node} 的模型调用失败（{type(exc).__name__}），改用离线规则",
-                    {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
-                )
+                _report_fallback(trace, node, exc, "改用离线规则")
             else:
                 usage = result.usage
                 trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
@@ -221,12 +225,7 @@ async def stream_text(
             trace.count_model_call(node, 1, 0, 0)
             if sent:
                 raise
-            trace.emit(
-                "fallback",
-                "info",
-                f"{node} 的模型调用失败（{type(exc).__name__}），改用离线回复",
-                {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
-            )
+            _report_fallback(trace, node, exc, "改用离线回复")
     async with agent.run_stream(prompt, model=offline_model(offline), message_history=message_history) as run:
         async for delta in run.stream_text(delta=True, debounce_by=None):
             sent.append(delta)

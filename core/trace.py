@@ -105,6 +105,12 @@ class Trace:
         self.model_calls[node] = self.model_calls.get(node, 0) + requests
         self.usage.add(requests, input_tokens, output_tokens)
 
+    def absorb(self, other: Trace) -> None:
+        """Adds another trace's model usage to this one (its events stay where they were)."""
+        for node, requests in other.model_calls.items():
+            self.model_calls[node] = self.model_calls.get(node, 0) + requests
+        self.usage.add(other.usage.requests, other.usage.input_tokens, other.usage.output_tokens)
+
     def stages(self) -> list[str]:
         """Compact `stage:status` list, used by snapshots and the log line."""
         return [f"{e.stage}:{e.status}" for e in self.events]

@@ -18,6 +18,7 @@ from pydantic_ai.messages import (
 )
 
 from core.llm import stream_text
+from core.trace import Trace
 from route.aux import ChatText
 from route.turn import Turn
 
@@ -97,14 +98,22 @@ async def handle_chat(turn: Turn) -> str:
 
 
 async def answer_aux(turn: Turn, offline_answer: str) -> str:
-    """Passes a client's auxiliary request to the chat model as it is; no stage events."""
-    return await stream_text(
-        passthrough_agent(),
-        None,
-        node="chat",
-        hub=turn.hub,
-        trace=turn.trace,
-        offline=lambda: offline_answer,
-        on_delta=turn.on_content,
-        message_history=to_model_messages(turn.messages),
-    )
+    """Passes a client's auxiliary request to the chat model as it is.
+
+    Clients parse these replies, so nothing may reach them but the answer: a provider fallback is
+    recorded on a separate trace whose usage is counted, but whose events are not streamed.
+    """
+    quiet = Trace()
+    try:
+        return await stream_text(
+            passthrough_agent(),
+            None,
+            node="chat",
+            hub=turn.hub,
+            trace=quiet,
+            offline=lambda: offline_answer,
+            on_delta=turn.on_content,
+            message_history=to_model_messages(turn.messages),
+        )
+    finally:
+        turn.trace.absorb(quiet)
