@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 from functools import cache
 
@@ -52,14 +53,31 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     return draft
 
 
+# A date- or clock-shaped fragment the anchor did not read ("13月" in "13月5日", "25点" in "明天25点").
+_UNREAD_TIME = re.compile(r"[0-9０-９零〇一二两三四五六七八九十百]+\s*(?:月|日|号|点|时|分|[:：])|闰月")
+
+
+def _fully_read(window: TimeWindow, time_text: str) -> bool:
+    """Whether the anchor understood the whole phrase, not just a valid part of it."""
+    rest = time_text.replace(window.phrase, "", 1)
+    return _UNREAD_TIME.search(rest) is None
+
+
 def anchor_deadline(state: NoteState) -> bool:
-    """Resolves the deadline phrase in code. False means the phrase could not be understood."""
+    """Resolves the deadline phrase in code. False means the phrase could not be understood.
+
+    A phrase only partly understood ("13月5日" read as the 5th) is not understood: guessing a
+    deadline the user didn't say is worse than asking.
+    """
     draft = state.draft
     assert draft is not None
     if not draft.time_text:
         state.deadline_at = draft.deadline_at
         return True
     window = resolve_time(draft.time_text, state.now, state.tz)
+    if window is not None and not _fully_read(window, draft.time_text):
+        state.deadline_at = draft.deadline_at
+        return draft.deadline_at is not None
     if window is None and draft.deadline_at is None:
         window = resolve_time(state.sentence, state.now, state.tz)
     if window is not None:

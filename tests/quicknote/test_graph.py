@@ -77,11 +77,6 @@ def test_anchor_deadline_uses_the_sentence_when_the_models_phrase_is_garbled() -
     assert state.deadline_at == local("2026-12-01 15:00")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core.timeanchor reads only '明天' in '明天25点' and drops the impossible clock time: a guess, "
-    "where brief §4 says an unresolvable time is asked about",
-)
 def test_anchor_deadline_impossible_clock_time_is_not_understood() -> None:
     state = state_for(NoteDraft(title="交报告", time_text="明天25点"), "帮我记一下明天25点交报告")
     assert steps.anchor_deadline(state) is False
@@ -180,3 +175,17 @@ def test_clarifying_questions() -> None:
     question = unclear_time_question("交报告", "下个闰月")
     assert "「下个闰月」具体是什么时候？" in question
     assert "我还没记下「交报告」" in question
+
+
+@pytest.mark.parametrize("phrase", ["13月5日", "明天25点", "下个闰月5号"])
+def test_anchor_deadline_partly_read_phrase_is_not_understood(phrase: str) -> None:
+    state = state_for(NoteDraft(title="交报告", time_text=phrase), f"帮我记一下{phrase}交报告")
+    assert steps.anchor_deadline(state) is False
+    assert state.deadline_at is None
+
+
+@pytest.mark.parametrize("phrase", ["今天下班前", "周五之前", "12月5日下午3点半", "明天晚上8点前"])
+def test_anchor_deadline_accepts_phrases_with_non_time_words(phrase: str) -> None:
+    state = state_for(NoteDraft(title="交报告", time_text=phrase), f"帮我记一下{phrase}交报告")
+    assert steps.anchor_deadline(state) is True
+    assert state.deadline_at is not None

@@ -250,21 +250,7 @@ GAPS = {
 }
 
 
-# The offline extraction now hands these two on verbatim ("13月5日", "明天25点"), but
-# steps.anchor_deadline re-resolves them to their valid part ("5日", "明天") and writes a task.
-_PARTIAL_PHRASE = pytest.mark.xfail(
-    strict=True, reason="anchor_deadline accepts a window that covers only part of time_text (quicknote/steps.py)"
-)
-_STILL_GAPS = {"impossible_month_is_asked_about", "impossible_clock_time_is_asked_about"}
-
-
-@pytest.mark.parametrize(
-    ("message", "title"),
-    [
-        pytest.param(*case, id=name, marks=[_PARTIAL_PHRASE] if name in _STILL_GAPS else [])
-        for name, case in GAPS.items()
-    ],
-)
+@pytest.mark.parametrize(("message", "title"), [pytest.param(*case, id=name) for name, case in GAPS.items()])
 async def test_offline_gaps(harness: Harness, message: str, title: str | None) -> None:
     answer = await harness.ask(message)
     if title is None:
