@@ -49,14 +49,14 @@ def serve(
 
     from app.main import create_app
     from app.state import build_state
-    from core.accounts import count_active_keys
+    from core.accounts import keys_configured
 
     settings = get_settings()
     host = host or settings.host
     state = build_state(settings)
     with state.session() as session:
-        keys = count_active_keys(session)
-    if keys == 0 and not _is_loopback(host):
+        protected = keys_configured(session)
+    if not protected and not _is_loopback(host):
         typer.echo(
             f"Refusing to serve on {host}: no API keys exist, so anyone could act as the local user.\n"
             "Create one with `suikou apikey create --user NAME`, or bind to 127.0.0.1.",

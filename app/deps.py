@@ -6,14 +6,13 @@ from collections.abc import Iterator
 from typing import Annotated
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-import sqlalchemy as sa
 from fastapi import Depends, Header, Request
 from sqlmodel import Session
 
 from app.errors import BadRequest, Unauthorized
 from app.state import AppState
-from core.accounts import ensure_user, user_for_api_key
-from core.models import ApiKey, User
+from core.accounts import ensure_user, keys_configured, user_for_api_key
+from core.models import User
 
 LOCAL_USER = "local"
 
@@ -39,7 +38,7 @@ def get_current_user(state: StateDep, authorization: Annotated[str | None, Heade
     (the CLI refuses to serve that on anything but loopback). Revoked keys still count as
     configured: revoking the last key must not open a public server to anonymous use."""
     with state.session() as session:
-        if session.execute(sa.select(sa.func.count()).select_from(ApiKey)).scalar_one() == 0:
+        if not keys_configured(session):
             user = ensure_user(session, LOCAL_USER)
             session.commit()
             return user

@@ -177,6 +177,12 @@ def revoke_api_key(session: Session, prefix_or_id: str | int, *, now: datetime |
     return True
 
 
+def keys_configured(session: Session) -> bool:
+    """Whether any key was ever created. Revoked keys count: revoking the last key must not turn
+    a server back into keyless (anonymous) mode."""
+    return session.execute(sa.select(ApiKey.id).limit(1)).first() is not None
+
+
 def count_active_keys(session: Session) -> int:
     return session.execute(
         sa.select(sa.func.count()).select_from(ApiKey).where(col(ApiKey.revoked_at).is_(None))
@@ -191,6 +197,7 @@ __all__ = [
     "ensure_user",
     "get_user",
     "hash_api_key",
+    "keys_configured",
     "list_api_keys",
     "revoke_api_key",
     "user_for_api_key",
