@@ -180,7 +180,7 @@ def revoke_api_key(session: Session, prefix_or_id: str | int, *, now: datetime |
 def keys_configured(session: Session) -> bool:
     """Whether any key was ever created. Revoked keys count: revoking the last key must not turn
     a server back into keyless (anonymous) mode."""
-    return session.execute(sa.select(ApiKey.id).limit(1)).first() is not None
+    return session.execute(sa.select(col(ApiKey.id)).limit(1)).first() is not None
 
 
 def count_active_keys(session: Session) -> int:
