@@ -20,11 +20,23 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    到期", priority words + 的 + question ("重要不紧急的有哪些"), overdue/completed questions, or a noun
    phrase that ends in 任务/待办/事项 ("所有任务", "和合同相关的任务") → task_query (0.9; 0.75 for the
    weaker forms such as "明天有什么").
+5b. **Colloquial task questions** (checked after the rules above, so their decisions are unchanged):
+   status phrases — not done ("还有哪些没做完的", "还剩啥没做"), overdue in spoken form ("拖了很久",
+   "超时", "过了截止日期"), due soon ("快到期", "即将截止", "快到deadline"), finished ("上礼拜完成的") —
+   with a wh-word, a task noun or a noun-phrase ending ("…的", "…的那些", "…的事"); "is it busy then"
+   with a time ("今天忙不忙", "这周的工作多吗", "明天上午有空吗"); one's meetings ("明天有会吗",
+   "周三的会议是几点", "下午的会几点开"); "did I do X" ("周报交了没", "合同签了没有", "交没交"; not
+   about you/him/her); "what first / next" ("我该先做哪个", "现在该干啥", "给我排一下今天的优先级");
+   "安排/规划一下 + a time" ("帮我安排一下明天"); a time + an agenda noun ("12月10号之后的安排",
+   "帮我查查下个月的计划", "明天的日程") unless it asks to make a plan ("帮我制定一个明天的计划");
+   task-list nouns ("任务清单", "待办列表", "我的todo") → task_query (0.75–0.85). A task noun about
+   software or methods ("有什么好用的待办软件") and purpose questions ("…才能…") stay chat.
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
    quick_note_create (0.7); a leading priority label does not hide the verb and makes it more note-like
    ("紧急：今天下班前回复客户邮件" → 0.75); the same as a statement with a subject ("我明天要去医院") →
    0.62; a to-do-ish statement without a time ("我要买牛奶", "得交房租了") → 0.55, i.e. below the 0.6
-   quick-note threshold, so the pipeline treats it as chat. A labelled imperative without a time
+   quick-note threshold, so the pipeline treats it as chat. A sentence with a question word (哪, 怎, 谁,
+   几, 吗, ?, 要不要…) is never a bare imperative ("周末去哪玩好"). A labelled imperative without a time
    ("紧急：回复客户邮件") stays chat: an untimed imperative may be addressed to the assistant.
 7. Greetings, identity questions and everything else → chat (0.9 for greetings, 0.7 otherwise).
 """
@@ -59,8 +71,8 @@ _META_RE = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _HOWTO_RE = re.compile(
-    r"怎么样?(?:才能|能|去|来|做|规划|安排|管理|提高|提升|写|用)|如何|为什么|为啥|什么是|是什么意思|讲讲|讲一讲|"
-    r"介绍一下|介绍下|解释一下|科普|有什么技巧|有什么方法|有什么建议|有什么好的方法|原理|区别"
+    r"怎么样?(?:才能|能|去|来|做|规划|安排|管理|提高|提升|写|用)|如何|为什么|为啥|(?<!有)什么是|是什么意思|讲讲|讲一讲|"
+    r"才能|才可以|介绍一下|介绍下|解释一下|科普|有什么技巧|有什么方法|有什么建议|有什么好的方法|原理|区别"
 )
 _MY_TASKS_RE = re.compile(r"我的(?:任务|待办|安排|日程|事情|事项)|我(?:有|还有)(?:什么|哪些|啥|几个|多少)")
 _GREETING_RE = re.compile(
@@ -80,7 +92,7 @@ _NOTE_MARKER_RE = re.compile(
 )
 _NOTE_NOT_ACTION_RE = re.compile(r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情")
 _QUESTION_RE = re.compile(
-    r"有什么|有哪些|有啥|有没有|哪些|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
+    r"有什么|有哪些|有啥|有没有|哪些|哪个|哪件|哪一个|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
 )
 _TASK_NOUN_RE = re.compile(r"任务|待办|安排|日程|事项|ddl|DDL|deadline|todo|to-do|要做的|要交的|要完成的")
 _LIST_VERB_RE = re.compile(
@@ -89,11 +101,68 @@ _LIST_VERB_RE = re.compile(
 _DUE_RE = re.compile(
     r"要交|要做|要完成|要干|要办|要写|要准备|要提交|要搞定|要处理|截止|到期|ddl|DDL|deadline|过期|逾期|超期|该做|得做|要忙"
 )
-_FREE_ASK_RE = re.compile(r"给我点事|找点事|有什么可以做|有什么能做|做点什么|干点什么|干点啥|做点啥|没事做|没事干")
+_FREE_ASK_RE = re.compile(
+    r"给我点事|找点事|找点活|有(?:什么|啥|哪些)(?:能|可以|可)(?:做|干)|做点什么|干点什么|干点啥|做点啥|没事做|没事干"
+)
 _WH_TAIL_RE = re.compile(r"(?:有什么|有哪些|有啥|干什么|做什么|忙什么|要干嘛|是什么)[吗呢啊呀]?[?？]?$")
-_NP_TASK_END_RE = re.compile(r"(?:任务|待办|待办事项|事项|ddl|的记录)[吗呢啊呀吧]?[?？。!！]?$")
+_NP_TASK_END_RE = re.compile(
+    r"(?:任务|待办|待办事项|事项|ddl|的记录|日程表?|todo|TODO|to-do|(?:任务|待办|todo|TODO)(?:清单|列表|单子|list))"
+    r"[吗呢啊呀吧]?[?？。!！]?$"
+)
 _COMPLETED_ASK_RE = re.compile(r"(?:完成了|做完了|搞定了|已完成|完成的|做完的)(?:哪些|什么|几个|多少|的任务|任务)")
 _OVERDUE_ASK_RE = re.compile(r"(?:逾期|过期|超期)(?:的|没做|未完成|了)")
+# Status phrases (not done / overdue / due soon / finished); a query when asked or said as a noun
+# phrase ("还有哪些没做完的", "拖了好久的那些", "快到deadline的", "上礼拜完成的").
+_STATUS_RE = re.compile(
+    r"(?:没|未|还没|还没有|尚未)(?:做完|完成|干完|搞定|弄完|办完|处理|做|干|弄|办)(?![错对梦过])|"
+    r"拖(?:延)?(?:了|得)?(?:很|好|太|挺|这么|那么)?久|拖了(?:好|很)?(?:几|多)(?:天|周|个星期|个月)|一直拖着|拖着没|"
+    r"超时|过了(?:截止|deadline|ddl|期限)|错过了?(?:截止|deadline|ddl)|"
+    r"(?:快要?|就要|即将|马上就?要?|将要|临近|接近)(?:到期|截止|过期|到deadline|到ddl|deadline|ddl)|"
+    r"(?:完成|做完|搞定|干完|办完)的",
+    re.IGNORECASE,
+)
+_STATUS_TAIL_RE = re.compile(r"(?:的|那些|那几个|那几件|哪些)[吗呢啊呀]?[?？]?$")
+_WH_RE = re.compile(r"哪些|哪个|哪几|什么|啥|几个|几件|几条|多少|有没有")
+# "Is it busy then?" about a time ("今天忙不忙", "这周的工作多吗", "明天上午有空吗").
+_BUSY_ASK_RE = re.compile(
+    r"忙不忙|忙吗|忙么|忙嘛|忙不过来|闲不闲|闲吗|有空吗|有没有空|有空没|空吗|有时间吗|有没有时间|"
+    r"(?:工作|事情?|事儿|活儿?|任务|安排|待办|会|作业)(?:量)?(?:多吗|多不多|多么|多嘛|满吗|满了吗|满不满|排满)|"
+    r"(?:满了吗|排满了吗|满不满)"
+)
+# Meetings on the user's calendar ("明天有会吗", "周三的会议是几点", "下午的会几点开").
+_MEETING_ASK_RE = re.compile(
+    r"有(?:没有)?(?:几个|几场)?(?:会|会议)(?:吗|么|嘛|没|不|没有)?[?？]?$|有(?:几个|几场)(?:会|会议)|"
+    r"(?:会议|例会|周会|晨会|早会|(?:的|个|场)会).{0,4}(?:几点|什么时候|哪天|在哪|是哪)|几点(?:开会|的会)|什么时候开会|"
+    r"(?:要不要|用不用|有没有|需不需要)开(?:个)?会|开不开会"
+)
+# "What should I do first / next?"
+_NEXT_ASK_RE = re.compile(
+    r"先(?:做|干|弄|搞|处理|忙|办)(?:哪个|哪件|哪一个|哪一件|什么|啥|哪些)|"
+    r"(?:接下来|下一步|然后|现在|目前)(?:我)?(?:该|要|应该|可以)?(?:先)?(?:做|干|弄|忙|搞)(?:点)?(?:什么|啥|哪个|嘛)|"
+    r"(?:我)?(?:该|应该)(?:先)?(?:做|干|忙)(?:点)?(?:什么|啥|哪个)|"
+    r"(?:排|排序|排列)(?:一下|下)?[^，,。]{0,6}优先级|按优先级排"
+)
+_DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
+# "Did I do X?" ("周报交了没", "合同签了没有", "报告写完了吗", "房租交没交").
+_DONE_CHECK_RE = re.compile(
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?{_DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛)[?？]?$|"
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?(?P<v>{_DONE_VERBS})没(?P=v)"
+)
+# "Arrange my tomorrow for me": show that day's tasks.
+_ARRANGE_DAY_RE = re.compile(r"^(?:请|麻烦)?(?:帮我|给我|帮忙)?(?:安排|规划|看)(?:一下|下)?")
+# Time + a noun for one's agenda ("12月10号之后的安排", "下个月的计划", "明天的日程").
+_AGENDA_END_RE = re.compile(
+    r"(?:安排|计划|日程|行程|工作|事|事情|事儿|活儿?|任务|待办)(?:表|清单|列表)?[吗呢啊呀吧]?[?？。]?$"
+)
+# Making a plan is a request to the assistant, not a question about tasks.
+_MAKE_PLAN_RE = re.compile(
+    r"(?:做|制定|定|写|规划|设计|想|出|列)(?:个|一个|一份|一下|份)?[^，,。]{0,8}(?:计划|安排|日程)"
+)
+# A task noun used about software or methods is a general question ("有什么好用的待办软件").
+_TOOL_TOPIC_RE = re.compile(
+    r"(?:待办|任务|日程|todo|清单)(?:管理)?(?:软件|app|App|APP|工具|应用|插件|小程序|模板|系统|方法|技巧)"
+)
+_IMPERATIVE_Q_RE = re.compile(r"哪|怎|谁|几|多少|吗|[?？]|好不好|行不行|可不可以|能不能|要不要|是不是")
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
 )
@@ -118,19 +187,21 @@ _ACTION_VERB_RE = re.compile(
 )
 _THING_RE = re.compile(r"事|活|东西|安排|任务|待办")
 _REMAINING_RE = re.compile(
-    r"(?:还有|剩下|剩|还剩)(?:几|多少)(?:件|个|条|项)?|(?:任务|事).{0,4}(?:做完|完成|搞定)了(?:吗|没)"
+    r"(?:还有|剩下|剩|还剩)(?:几|多少)(?:件|个|条|项)?|(?:任务|事|活|工作|待办).{0,4}(?:做完|完成|搞定|干完|弄完)了(?:吗|没)"
 )
-_RELATED_RE = re.compile(r"相关|有关|关于|包含|含有|带有|标题里|标题中|名字里|名字中|名称里|名字带|标题带")
+_RELATED_RE = re.compile(
+    r"相关|有关|关于|包含|含有|带有|标题里|标题中|名字里|名字中|名称里|名字带|标题带|带[“\"'「『]|两个字的|字样"
+)
 _YOU_RE = re.compile(r"你|您")
 _DUE_NP_RE = re.compile(
     r"(?:(?:要|得|必须|该|需要|应该|待)(?:交|做|完成|办|干|搞定|处理|弄完|提交)|截止|到期)的[^，,。？?！!]{0,8}$"
 )
 _DID_RE = re.compile(
-    r"(?:做了|干了|忙了|完成了|办了|弄了|搞定了|做完了|干完了)(?:什么|哪些|啥|几件|多少)|"
+    r"(?:做了|干了|忙了|完成了|办了|弄了|搞定了|做完了|干完了)(?:些|点)?(?:什么|哪些|啥|几件|多少)|"
     r"(?:得|要|该|需要|必须)(?:搞定|做完|完成|处理|交|弄完|干完)(?:哪些|什么|啥|几件|多少)"
 )
 _ENDS_DE_RE = re.compile(r"的[吗呢啊呀]?[?？]?$")
-_PRIORITY_NP_RE = re.compile(r"的(?:事|事情|事儿|活|活儿|任务|东西|待办)[吗呢啊呀]?[?？]?$")
+_PRIORITY_NP_RE = re.compile(r"的(?:事|事情|事儿|活|活儿|任务|东西|待办|那些|那几个|那几件)[吗呢啊呀]?[?？]?$")
 _ASK_EVENT_RE = re.compile(
     r"(?:有什么|有啥|有哪些|有没有|有几个|还有)(?:.{0,2})(?:会议|会|计划|提醒|约会|约|活动|课|考试|面试|ddl|事)"
 )
@@ -195,6 +266,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
 
     if howto and not note_marker:
         return CHAT, 0.85, "一般性的提问，不是查自己的任务"
+    if _TOOL_TOPIC_RE.search(compact) and not _MY_TASKS_RE.search(compact):
+        return CHAT, 0.8, "问的是工具或方法，不是自己的任务"
 
     if note_marker:
         if (has_task_noun or _DUE_RE.search(compact)) and re.search(r"有什么|有哪些|有啥|哪些|几个|多少", compact):
@@ -232,7 +305,11 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
     if _MY_TASKS_RE.search(compact):
         return QUERY, 0.88, "询问自己的任务"
     if _RELATED_RE.search(compact) and (
-        has_list_verb or has_question or _NP_TASK_END_RE.search(compact) or _ENDS_DE_RE.search(compact)
+        has_list_verb
+        or has_question
+        or _NP_TASK_END_RE.search(compact)
+        or _ENDS_DE_RE.search(compact)
+        or _PRIORITY_NP_RE.search(compact)
     ):
         return QUERY, 0.85, "按关键词查任务"
     if _NP_TASK_END_RE.search(compact) and not re.search(r"^(?:我|我们)?(?:要|得|想|需要)", compact):
@@ -261,15 +338,40 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.75, "想看某个时间的任务"
     if has_time and has_question and _THING_RE.search(rest) and not _YOU_RE.search(compact):
         return QUERY, 0.75, "问某个时间的事"
-    if signals.free_time and not has_question:
+    if signals.free_time and not has_question and not re.search(r"哪|怎|谁", compact):
         return QUERY, 0.7, "有空，可能想找点事做"
+    if _STATUS_RE.search(compact) and (
+        _WH_RE.search(compact) or _STATUS_TAIL_RE.search(compact) or _PRIORITY_NP_RE.search(compact) or has_task_noun
+    ):
+        return QUERY, 0.85, "问没做完、逾期、快到期或已完成的任务"
+    if not _YOU_RE.search(compact):
+        if has_time and _BUSY_ASK_RE.search(compact):
+            return QUERY, 0.8, "问某个时间忙不忙，查那时的任务"
+        if _MEETING_ASK_RE.search(compact):
+            return QUERY, 0.8, "问自己的会议"
+        if _DONE_CHECK_RE.search(compact) and not has_time:
+            return QUERY, 0.75, "问某件事做了没有"
+    if _NEXT_ASK_RE.search(compact) and not re.search(r"你(?:该|要|应该)", compact):
+        return QUERY, 0.8, "问该先做哪件事"
+    if has_time and _ARRANGE_DAY_RE.match(compact):
+        leftover = _ARRANGE_DAY_RE.sub("", compact, count=1)
+        if len(_FILLER_RE.sub("", _strip_time(leftover, now)[0])) == 0:
+            return QUERY, 0.7, "让我安排某一天：先列出那天的任务"
+    if (
+        has_time
+        and _AGENDA_END_RE.search(rest)
+        and not _MAKE_PLAN_RE.search(compact)
+        and not _YOU_RE.search(compact)
+        and (has_list_verb or len(_FILLER_RE.sub("", _AGENDA_END_RE.sub("", rest))) <= 2)
+    ):
+        return QUERY, 0.75, "某个时间的安排/计划"
     if lock.explicit is not None and lock.phrase and not re.match(r"^(?:再|还)", compact):
         leftover = compact.replace(lock.phrase, "", 1)
         if len(_FILLER_RE.sub("", leftover)) == 0:
             return QUERY, 0.7, "只说了条数，按要任务处理"
 
     # --- bare imperatives (note-ish) ---
-    if not has_question and not howto:
+    if not has_question and not howto and not _IMPERATIVE_Q_RE.search(compact):
         soft_time = bool(_SOFT_TIME_RE.search(compact))
         body = _SOFT_TIME_RE.sub("", rest if has_time else compact)
         labelled = _LABEL_HEAD_RE.match(body)

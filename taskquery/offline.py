@@ -20,13 +20,27 @@ Rules, in the order they are applied:
   window is also put in ``time_after``/``time_before`` as the fallback bounds. ``prefer="past"`` when
   the question is about completion or creation time. "逾期/过期/超期" that the resolver misses still
   give ``time_text`` = that word and ``time_before`` = now.
+* **free-time words** — a time phrase that says when the user is free ("今天有点空", "周末闲着没事",
+  "下午没事", "今晚有空") is not a deadline filter: it is skipped and the next time phrase (if any) is
+  used. A question about free time ("明天上午有空吗") keeps its window: it asks what is scheduled then.
+* **near future** — "快到期/快截止/即将到期/马上到期/临近截止/快到deadline/…" without an explicit time
+  phrase: ``time_text`` = that phrase ("快到期" for "快过期", which the resolver would read as overdue), bounds ``[now, 23:59:59 of the day 3 days ahead]`` (the same
+  window as "3天内"; the time_anchor node falls back to these bounds because the resolver does not
+  know the phrase). "马上" inside such a phrase is not read as urgency.
+* **colloquial overdue** — "拖了很久/拖了好几天/一直拖着/过了deadline" → ``time_text`` = "逾期" (the
+  resolver's overdue word, so the filter is the overdue one: deadline before now, not completed).
 * **time_field** — ``completed`` for finished work ("完成了/做完的/已完成/搞定了", not "要完成/没完成")
   when a time phrase is present and the sentence is not merely "包括已完成的"; ``created`` for
   "新建/创建/新加/添加的/加的/记的"; else ``deadline``.
-* **include_completed** — true for finished-work questions and "包括/包含/连…已完成的".
+* **include_completed** — true for finished-work questions and "包括/包含/连…已完成的", and for
+  "did I do X" checks ("周报交了没", "合同签了没有", "报告写完了吗", "交没交"), whose subject becomes
+  the keyword. "做了/干了/忙了 + 什么/啥/哪些" with a time phrase is about completion time
+  ("昨天干了啥").
 * **keyword** — a quoted word, "标题里有X", "包含X的", "和X相关/有关", "关于X的", "叫X的", "X相关的";
-  the noun is cleaned of fillers and rejected if it is a time phrase, a count or a priority word.
-* **sort** — "最重要/最紧急/优先级最高/按优先级" → priority asc; newest-created ("最新/最近新建/刚加")
+  the noun is cleaned of fillers and rejected if it is a time phrase, a count or a priority word;
+  for meetings, "会议" when the sentence says it, else "会" for "有会吗/几点开会/下午的会/有几个会".
+* **sort** — "最重要/最紧急/优先级最高/按优先级", and "what first / what next" ("先做哪个",
+  "接下来该做什么", "现在该干啥") → priority asc; newest-created ("最新/最近新建/刚加")
   → id desc; "最晚/倒序" → deadline desc; otherwise deadline asc.
 """
 
@@ -34,8 +48,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 from core.timeanchor import TimeWindow, resolve_time
 from taskquery.countlock import extract_count
@@ -100,9 +115,7 @@ _UNIMPORTANT_RE = re.compile(
     r"无关紧要|不要紧|次要|无所谓|可有可无|优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高|不关键|不急不重要"
 )
 _IMPORTANT_RE = re.compile(r"重点|优先级(?:比较|较|很|最)?高|高优先级|务必|必须|一定要|千万|非做不可|核心")
-_URGENT_RE = re.compile(
-    r"马上|尽快|立刻|立即|赶紧|火速|加急|刻不容缓|迫在眉睫|火烧眉毛|asap|ASAP|十万火急|当务之急"
-)
+_URGENT_RE = re.compile(r"马上|尽快|立刻|立即|赶紧|火速|加急|刻不容缓|迫在眉睫|火烧眉毛|asap|ASAP|十万火急|当务之急")
 _NOT_URGENT_RE = re.compile(r"慢慢来|有空再|不赶时间|不赶")
 _EASY_RE = re.compile(r"轻松|省事|不费劲|不难|小事|琐事|杂事|顺手|随手|顺便|举手之劳|几分钟|简简单单")
 _HARD_RE = re.compile(r"复杂|麻烦|费劲|费时|棘手|有难度|困难|难搞|难做|难办|比较难|很难|烦人|耗时")
@@ -110,6 +123,8 @@ _FREE_RE = re.compile(
     r"很闲|好闲|挺闲|闲着|闲下来|闲得|有空|有点空|空下来|无聊|没事做|没事干|没事可做|给我点事|找点事|打发时间|"
     r"摸鱼|空闲|有时间"
 )
+# "后天我有空吗" asks what is scheduled, not for something easy to do.
+_FREE_TIME_QUESTION_RE = re.compile(r"(?:有空|有时间|闲|空)(?:吗|么|嘛|没|不)[?？]?$|有没有(?:空|时间)|忙不忙|忙吗")
 _QUADRANT_RE = re.compile(r"第\s*([1-4一二三四])\s*象限|象限\s*([1-4一二三四])")
 _CN_SMALL = {"一": 1, "二": 2, "三": 3, "四": 4}
 
@@ -150,9 +165,9 @@ class PrioritySignals:
 def priority_signals(text: str) -> PrioritySignals:
     t = text or ""
     unimportant = bool(_UNIMPORTANT_RE.search(t)) or _has_negated(t, "重要") or _has_negated(t, "关键")
-    important = (
-        _has_plain(t, "重要") or _has_plain(t, "关键") or bool(_IMPORTANT_RE.search(t))
-    ) and not bool(re.search(r"优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高", t))
+    important = (_has_plain(t, "重要") or _has_plain(t, "关键") or bool(_IMPORTANT_RE.search(t))) and not bool(
+        re.search(r"优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高", t)
+    )
     # "要紧" counts as important unless negated ("不要紧" is unimportant above).
     if (_has_plain(t, "要紧") or _has_plain(t, "紧要")) and "无关紧要" not in t:
         important = True
@@ -160,11 +175,7 @@ def priority_signals(text: str) -> PrioritySignals:
         important = False
     urgent = _urgent_plain(t) or bool(_URGENT_RE.search(t))
     not_urgent = _urgent_negated(t) or bool(_NOT_URGENT_RE.search(t))
-    easy = (
-        _has_plain(t, "简单")
-        or (_has_plain(t, "容易") and not _has_negated(t, "容易"))
-        or bool(_EASY_RE.search(t))
-    )
+    easy = _has_plain(t, "简单") or (_has_plain(t, "容易") and not _has_negated(t, "容易")) or bool(_EASY_RE.search(t))
     hard = _has_negated(t, "简单") or _has_negated(t, "容易") or bool(_HARD_RE.search(t))
     if _has_negated(t, "简单") and not _has_plain(t, "简单"):
         easy = bool(_EASY_RE.search(t))
@@ -220,7 +231,7 @@ def quadrants_from_text(text: str) -> list[int] | None:
         return [3]
     if re.search(r"不简单|不容易|不太简单|没那么简单", text or ""):
         return [4]
-    if s.free_time:
+    if s.free_time and not _FREE_TIME_QUESTION_RE.search(text or ""):
         return [3, 4]
     return None
 
@@ -228,9 +239,7 @@ def quadrants_from_text(text: str) -> list[int] | None:
 # ---------------------------------------------------------------------------------------------
 # Time field, completion, keyword, sorting
 
-_NOT_DONE_RE = re.compile(
-    r"(?:没|未|还没|还没有|没有|尚未)(?:完成|做完|搞定|干完|办完|弄完|做|办|处理)|待完成|未完成"
-)
+_NOT_DONE_RE = re.compile(r"(?:没|未|还没|还没有|没有|尚未)(?:完成|做完|搞定|干完|办完|弄完|做|办|处理)|待完成|未完成")
 _DONE_RE = re.compile(
     r"(?:已经|已)(?:完成|做完|搞定|干完|办完|弄完|处理)|(?:完成|做完|搞定|干完|办完|弄完|结束|处理完)(?:了|的|过)|"
     r"做过的|finished|completed|(?<![a-z])done(?![a-z])",
@@ -260,12 +269,48 @@ _CREATED_RE = re.compile(
     r"(?<![忘记])记(?:了|的)(?!得|住|录)|新建|创建的|最新(?:建|加|添加|记)"
 )
 _OVERDUE_RE = re.compile(r"逾期|过期|超期|已经过了截止|过了截止|误期|拖期")
-_PRIORITY_SORT_RE = re.compile(
-    r"最重要|最紧急|最急|最要紧|最关键|优先级最高|按优先级|优先级排序|按重要|重要程度"
+# Colloquial overdue phrases the resolver does not know; they are normalised to "逾期".
+_OVERDUE_COLLOQUIAL_RE = re.compile(
+    r"拖(?:延)?(?:了|得)?(?:很|好|太|挺|这么|那么)?久|拖了(?:好|很)?(?:几|多)(?:天|周|个星期|个月)|一直拖着|拖着没|"
+    r"过了(?:deadline|ddl|DDL|期限|截止)|错过了?(?:截止|deadline|ddl)",
+    re.IGNORECASE,
 )
-_NEWEST_RE = re.compile(
-    r"最新|最近新建|最近创建|最近添加|最近加|刚加|刚建|刚记|刚添加|最后加|最后添加|按创建"
+# Near-future deadlines: [now, end of the day 3 days ahead] (same as "3天内").
+_SOON_RE = re.compile(
+    r"(?:快要?|就要|即将|马上就?要?|将要|临近|接近|眼看就?要?)(?:到期|截止|过期|到deadline|到ddl|到截止日期?|deadline|ddl)|"
+    r"(?:deadline|ddl|截止日期?)(?:快到|就要到|临近|将至|马上到)",
+    re.IGNORECASE,
 )
+SOON_DAYS = 3
+# A time phrase followed by a free-time word describes when the user is free, not a deadline.
+_FREE_AFTER_TIME_RE = re.compile(
+    r"^[，,\s]*(?:我|都|也|还|正好|刚好|比较|挺|很|有点儿?|稍微)*"
+    r"(?:有点儿?空|有空|有时间|闲|没事|没什么事|无聊|空闲|空下来|不忙|没啥事)"
+)
+_FREE_QUESTION_RE = re.compile(r"^[^，,。]{0,6}(?:吗|么|嘛|不|没|没有)(?:[?？]|$)|^[^，,。]{0,4}(?:不|没)(?:有|忙|闲)")
+# "X交了没 / X写完了吗 / X签了没有 / 交没交": was X done?
+_DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
+_DONE_CHECK_RE = re.compile(
+    rf"{_DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛|不)[?？]?$|"
+    rf"(?P<v>{_DONE_VERBS})没(?P=v)"
+)
+_DONE_CHECK_KW_RE = re.compile(
+    rf"^(?:我的?|那个|那份|这个|这份)?(?P<kw>[^，,。？?！!]{{1,12}}?)(?:都|已经|还|到底|有)?"
+    rf"{_DONE_VERBS}(?:完|好|掉|定|出去)?(?:了(?:没有?|吗|么|嘛|不)|没{_DONE_VERBS})[?？]?$"
+)
+_DID_WHAT_RE = re.compile(r"(?:做|干|忙|弄|办)了(?:些|点)?(?:什么|啥|哪些|多少|几件)")
+_MEETING_KW_RE = re.compile(
+    r"有(?:没有)?(?:几个|几场|什么|啥)?会(?!不|儿)|几点(?:开会|的会)|什么时候开会|开会|"
+    r"(?:的|个|场)会(?![员计话费长儿])|周会|例会|晨会"
+)
+_NEXT_SORT_RE = re.compile(
+    r"先(?:做|干|弄|搞|处理|忙|办)(?:哪个|哪件|哪一个|哪一件|什么|啥|哪些)|"
+    r"(?:接下来|下一步|然后|现在|目前)(?:我)?(?:该|要|应该|可以)?(?:先)?(?:做|干|弄|忙|搞)(?:点)?(?:什么|啥|哪个|嘛)|"
+    r"(?:我)?(?:该|应该)(?:先)?(?:做|干|忙)(?:点)?(?:什么|啥|哪个)|"
+    r"(?:排|排序|排列)(?:一下|下)?[^，,。]{0,6}优先级|按优先级排"
+)
+_PRIORITY_SORT_RE = re.compile(r"最重要|最紧急|最急|最要紧|最关键|优先级最高|按优先级|优先级排序|按重要|重要程度")
+_NEWEST_RE = re.compile(r"最新|最近新建|最近创建|最近添加|最近加|刚加|刚建|刚记|刚添加|最后加|最后添加|按创建")
 _LATEST_DEADLINE_RE = re.compile(r"最晚|倒序|从晚到早|由晚到早|最远|截止最晚|最后截止")
 
 
@@ -284,9 +329,7 @@ _QUOTE_RE = re.compile(r"[“\"'「『‘《【](?P<kw>[^”\"'」』’》】]{
 _KEYWORD_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"标题(?:里|中|上|里面)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
     re.compile(r"(?:名字|名称)(?:里|中)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
-    re.compile(
-        r"(?:包含|包括|含有|带有|涉及)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|这个词|字样|二字|关键字|关键词|$)"
-    ),
+    re.compile(r"(?:包含|包括|含有|带有|涉及)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|这个词|字样|二字|关键字|关键词|$)"),
     re.compile(r"(?:和|跟|与|同)(?P<kw>[^，,。？?！!和跟与]{1,20}?)(?:相关|有关|有关系|沾边)"),
     re.compile(r"关于(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|方面|$)"),
     re.compile(r"(?:叫做|叫|名为)(?P<kw>[^的，,。？?！!]{1,20}?)(?:的|$)"),
@@ -298,7 +341,7 @@ _KW_LEAD_RE = re.compile(
     r"^(?:请|帮我|麻烦|给我|查一下|查查|查|找一下|找找|找|看一下|看看|看|列出|列一下|显示|搜一下|搜|所有|全部|"
     r"我的|我|那些|那个|这个|一下|有没有|有哪些|哪些|有)+"
 )
-_KW_TAIL_RE = re.compile(r"(?:的|任务|事情|事项|事|待办|这个词|字样|二字|吗|呢|啊)+$")
+_KW_TAIL_RE = re.compile(r"(?:的|任务|事情|事项|事儿|事|活儿|活|待办|这个词|字样|二字|两个字|吗|呢|啊)+$")
 _KW_STOP = {
     "东西",
     "事儿",
@@ -329,6 +372,7 @@ _KW_STOP = {
     "工作",
     "什么",
     "哪些",
+    "都",
 }
 
 
@@ -336,12 +380,10 @@ def _clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
     kw = raw.strip().strip("“”\"'「」『』‘’《》【】 ")
     kw = _KW_LEAD_RE.sub("", kw)
     kw = _KW_TAIL_RE.sub("", kw).strip()
+    kw = kw.lstrip("的")
     if not kw or len(kw) > 20 or kw in _KW_STOP:
         return None
-    if (
-        priority_signals(kw) != PrioritySignals(False, False, False, False, False, False, False)
-        and len(kw) <= 4
-    ):
+    if priority_signals(kw) != PrioritySignals(False, False, False, False, False, False, False) and len(kw) <= 4:
         return None
     if extract_count(kw).explicit is not None or extract_count(kw).wants_all:
         return None
@@ -355,7 +397,8 @@ def _clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
         rest = kw.replace(win.phrase, "").strip()
         if len(rest) < 1:
             return None
-        kw = _KW_TAIL_RE.sub("", _KW_LEAD_RE.sub("", rest)).strip()
+        kw = _KW_TAIL_RE.sub("", _KW_LEAD_RE.sub("", rest)).strip().lstrip("的")
+        kw = _KW_TAIL_RE.sub("", kw).strip()
         if not kw or kw in _KW_STOP:
             return None
     return kw
@@ -372,7 +415,48 @@ def _keyword(text: str, now: datetime, tz: str) -> str | None:
             kw = _clean_keyword(m.group("kw"), now, tz)
             if kw:
                 return kw
+    m = _DONE_CHECK_KW_RE.search(text.strip())
+    if m:
+        # "老王的合同签了没" → the thing itself, after the last "的".
+        kw = _clean_keyword(m.group("kw").rsplit("的", 1)[-1], now, tz)
+        if kw:
+            return kw
+    if "会议" in text:
+        return "会议"
+    m = _MEETING_KW_RE.search(text)
+    if m:
+        word = m.group(0)
+        return word if word in ("周会", "例会", "晨会") else "会"
     return None
+
+
+def _local(now: datetime, tz: str) -> datetime:
+    try:
+        return now.astimezone(ZoneInfo(tz))
+    except Exception:
+        return now
+
+
+def _end_of_day(moment: datetime) -> datetime:
+    return moment.replace(hour=23, minute=59, second=59, microsecond=0)
+
+
+def _free_time_spans(text: str, now: datetime, tz: str, prefer: Prefer) -> str:
+    """Blanks time phrases that say when the user is free ("今天有点空"), so they are no deadline."""
+    masked = text
+    for _ in range(3):
+        win = _safe_resolve(masked, now, tz, prefer)
+        if win is None or not win.phrase:
+            break
+        idx = masked.find(win.phrase)
+        if idx < 0:
+            break
+        after = masked[idx + len(win.phrase) :]
+        m = _FREE_AFTER_TIME_RE.match(after)
+        if not m or _FREE_QUESTION_RE.match(after[m.end() :]):
+            break
+        masked = masked[:idx] + "，" * len(win.phrase) + after
+    return masked
 
 
 Prefer = Literal["future", "past"]
@@ -403,10 +487,11 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     text = (sentence or "").strip()
     lock = extract_count(text)
 
-    done = _done_question(text)
+    done = _done_question(text) or bool(_DONE_CHECK_RE.search(text))
     not_done = bool(_NOT_DONE_RE.search(text))
     inclusive = bool(_INCLUSIVE_RE.search(text))
     created = bool(_CREATED_RE.search(text)) and not done
+    soon = _SOON_RE.search(text)
 
     include_completed = done and not (not_done and not inclusive)
     field: TimeField = "deadline"
@@ -417,7 +502,22 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     prefer: Prefer = "past" if field in ("completed", "created") else "future"
 
     masked = _mask(text, lock.span, lock.phrase) if lock.explicit is not None else text
+    masked = _free_time_spans(masked, now, tz, prefer)
+    if soon:
+        # "快过期" is no overdue phrase: hide it from the resolver and the overdue check.
+        masked = masked.replace(soon.group(0), "，" * len(soon.group(0)))
     win = _safe_resolve(masked, now, tz, prefer)
+    if (
+        field == "deadline"
+        and not include_completed
+        and _DID_WHAT_RE.search(text)
+        and win is not None
+        and win.phrase
+        and not _NOT_DONE_RE.search(text)
+    ):
+        # "昨天干了啥": what was done then, i.e. completion time in the past.
+        field, include_completed, prefer = "completed", True, "past"
+        win = _safe_resolve(masked, now, tz, prefer)
     time_text: str | None = None
     time_after: datetime | None = None
     time_before: datetime | None = None
@@ -427,18 +527,29 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         if win.overdue:
             include_completed = False
     else:
-        om = _OVERDUE_RE.search(text)
+        om = _OVERDUE_RE.search(masked)
         if om:
             time_text = om.group(0)
             time_before = now
             include_completed = False
+        elif _OVERDUE_COLLOQUIAL_RE.search(masked):
+            time_text = "逾期"
+            time_before = now
+            include_completed = False
+        elif soon:
+            # Verbatim, unless the resolver would misread it ("快过期" contains the overdue word).
+            time_text = soon.group(0)
+            if _safe_resolve(time_text, now, tz, prefer) is not None:
+                time_text = "快到期"
+            time_after = _local(now, tz)
+            time_before = _end_of_day(time_after + timedelta(days=SOON_DAYS))
     if time_text is None and field == "completed":
         # "完成了的任务": no completion window, just include finished ones.
         field = "deadline"
 
     sort_by: SortBy = "deadline"
     order: Order = "asc"
-    if _PRIORITY_SORT_RE.search(text):
+    if _PRIORITY_SORT_RE.search(text) or _NEXT_SORT_RE.search(text):
         sort_by = "priority"
     elif _NEWEST_RE.search(text) or (field == "created" and "最近" in text):
         sort_by, order = "id", "desc"
@@ -446,7 +557,7 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         order = "desc"
 
     return QueryPlan(
-        quadrants=quadrants_from_text(text),
+        quadrants=quadrants_from_text(_SOON_RE.sub("，", text)),
         time_text=time_text,
         time_after=time_after,
         time_before=time_before,

@@ -26,12 +26,7 @@ def _same_start(got: datetime | None, want: str | None) -> bool:
     # the scorer accepts a window that starts now instead of at today's midnight
     if _same(got, want):
         return True
-    return (
-        want is not None
-        and got is not None
-        and _same(got, NOW.isoformat())
-        and want.endswith("T00:00:00+08:00")
-    )
+    return want is not None and got is not None and _same(got, NOW.isoformat()) and want.endswith("T00:00:00+08:00")
 
 
 def plan(sentence: str) -> QueryPlan:
@@ -295,3 +290,138 @@ def test_followup_bare_more_keeps_previous_count() -> None:
 def test_never_raises(text: str) -> None:
     p = offline_plan(text, NOW, TZ)
     assert p.quadrants is None or set(p.quadrants) <= {1, 2, 3, 4}
+
+
+# --- probe set: plan fields for colloquial questions (own sentences, a regression suite) -----------
+# Each entry names only the fields it checks. "win": None = no time window, "overdue" = the overdue
+# filter, (after, before) = the anchored window (after may start at now instead of midnight).
+
+_TODAY = ("2026-11-30T00:00:00+08:00", "2026-11-30T23:59:59+08:00")
+_TOMORROW = ("2026-12-01T00:00:00+08:00", "2026-12-01T23:59:59+08:00")
+_WEEK = ("2026-11-30T00:00:00+08:00", "2026-12-06T23:59:59+08:00")
+_NEXT_MONTH = ("2026-12-01T00:00:00+08:00", "2026-12-31T23:59:59+08:00")
+_WED = ("2026-12-02T00:00:00+08:00", "2026-12-02T23:59:59+08:00")
+_SOON = ("2026-11-30T10:00:00+08:00", "2026-12-03T23:59:59+08:00")  # same as "3天内"
+_LAST_WEEK = ("2026-11-23T00:00:00+08:00", "2026-11-29T23:59:59+08:00")
+
+PROBE_PLANS: list[tuple[str, dict[str, object]]] = [
+    ("还有哪些没做完的", {"inc": False, "win": None}),
+    ("12月10号之后的安排", {"win": ("2026-12-10T00:00:00+08:00", None), "kw": None}),
+    ("今天忙不忙", {"win": _TODAY}),
+    ("这周的工作多吗", {"win": _WEEK, "kw": None}),
+    ("任务清单", {"win": None, "q": None, "kw": None}),
+    ("明天有会吗", {"win": _TOMORROW, "kw": "会"}),
+    ("帮我查查下个月的计划", {"win": _NEXT_MONTH, "kw": None}),
+    ("有什么是今天必须做完的", {"win": _TODAY, "inc": False}),
+    ("哪些事拖了很久了", {"win": "overdue"}),
+    ("我该先做哪个", {"sort": "priority", "win": None}),
+    ("周报交了没", {"kw": "周报", "inc": True}),
+    ("周三的会议是几点", {"kw": "会议", "win": _WED}),
+    ("帮我安排一下明天", {"win": _TOMORROW}),
+    ("我今天有点空，随便给我挑俩简单的活儿", {"win": None, "limit": 2, "q": [3]}),
+    ("有没有快到期的任务", {"win": _SOON, "q": None}),
+    ("快截止的有哪些", {"win": _SOON}),
+    ("马上到期的任务", {"win": _SOON, "q": None}),
+    ("即将到期的", {"win": _SOON}),
+    ("临近截止的事情", {"win": _SOON}),
+    ("快到deadline的", {"win": _SOON}),
+    ("周末闲着没事，找点活干", {"win": None, "q": [3, 4]}),
+    ("下午没事，有啥简单的可以做", {"win": None, "q": [3]}),
+    ("今晚有空，给我找点事", {"win": None}),
+    ("今儿个有啥要干的", {"win": _TODAY}),
+    ("明儿有啥事不", {"win": _TOMORROW}),
+    ("报告写完了没", {"kw": "报告", "inc": True}),
+    ("房租交了吗", {"kw": "房租", "inc": True}),
+    ("合同签了没有", {"kw": "合同", "inc": True}),
+    ("下午的会几点开", {"kw": "会"}),
+    ("明天几点开会来着", {"win": _TOMORROW, "kw": "会"}),
+    ("哪个最急", {"sort": "priority", "q": [1]}),
+    ("先干哪个好", {"sort": "priority"}),
+    ("接下来该做什么", {"sort": "priority", "win": None}),
+    ("现在该干啥", {"sort": "priority"}),
+    ("拖了好久的那些", {"win": "overdue"}),
+    ("有哪些已经超时了", {"win": "overdue"}),
+    ("过了截止日期还没做的", {"win": "overdue"}),
+    ("有没有逾期的", {"win": "overdue"}),
+    ("这个月完成了多少", {"field": "completed", "inc": True}),
+    ("昨天干了啥", {"field": "completed", "inc": True}),
+    ("上周做完了几件", {"field": "completed", "limit": None, "win": _LAST_WEEK}),
+    ("上礼拜完成的", {"field": "completed", "win": _LAST_WEEK}),
+    ("最近加的几个任务", {"field": "created", "sort": "id", "limit": None}),
+    ("今天新增了哪些待办", {"field": "created"}),
+    ("给我来俩轻松的", {"limit": 2, "q": [3]}),
+    ("挑三个重要的", {"limit": 3, "q": [1, 2]}),
+    ("前3个最急的", {"limit": 3, "sort": "priority", "q": [1]}),
+    ("无聊，有啥能做的", {"q": [3, 4]}),
+    ("重要的事有几件", {"q": [1, 2], "limit": None}),
+    ("不急的活有哪些", {"q": [2, 4]}),
+    ("麻烦但不重要的那些", {"q": [4]}),
+    ("紧急的都列出来", {"q": [1]}),
+    ("跟客户有关的事", {"kw": "客户"}),
+    ("有关于装修的任务吗", {"kw": "装修"}),
+    ("带“发票”两个字的", {"kw": "发票"}),
+    ("今天的事都做完了吗", {"win": _TODAY, "inc": True}),
+    ("这周的活儿干完了没", {"win": _WEEK, "inc": True}),
+    ("明天有神马任务", {"win": _TOMORROW, "kw": None}),
+    ("还剩啥没做", {"inc": False, "win": None}),
+    ("今天安排满了吗", {"win": _TODAY}),
+    ("下个月有啥大事", {"win": _NEXT_MONTH, "kw": None}),
+    ("月底之前要搞定的", {"inc": False}),
+    ("今天要忙些什么", {"win": _TODAY, "kw": None}),
+    # second round
+    ("后天我有空吗", {"win": ("2026-12-02T00:00:00+08:00", "2026-12-02T23:59:59+08:00"), "q": None}),
+    ("下周一的例会几点", {"kw": "例会"}),
+    ("作业交了吗", {"kw": "作业", "inc": True}),
+    ("老王的合同签了没", {"kw": "合同", "inc": True}),
+    ("快过期的有哪些", {"win": _SOON}),
+    ("下周快到期的", {"win": ("2026-12-07T00:00:00+08:00", "2026-12-13T23:59:59+08:00")}),
+    ("周末有空，给我找两个轻松的", {"win": None, "limit": 2, "q": [3]}),
+    ("今天下午没事，来一个简单点的", {"win": None, "limit": 1, "q": [3]}),
+    ("今天有空的话，明天要交什么", {"win": _TOMORROW}),
+    ("拖延了很久的事有哪些", {"win": "overdue"}),
+    ("今天要做的都做完了吗", {"win": _TODAY, "inc": True, "kw": None}),
+    ("上周干了些啥", {"field": "completed", "win": _LAST_WEEK}),
+    ("给我排一下今天的优先级", {"sort": "priority", "win": _TODAY}),
+    ("明天要完成的任务", {"inc": False, "field": "deadline"}),
+]
+
+
+def _check_probe(sentence: str, want: dict[str, object]) -> list[str]:
+    from taskquery.steps import anchor_window
+
+    p = plan(sentence)
+    window, _ = anchor_window(p, sentence, NOW, TZ)
+    bad: list[str] = []
+    if "win" in want:
+        w = want["win"]
+        if w is None:
+            ok = window is None
+        elif w == "overdue":
+            ok = window is not None and window.overdue
+        else:
+            assert isinstance(w, tuple)
+            ok = (
+                window is not None
+                and not window.overdue
+                and _same_start(window.start, w[0])
+                and (window.end is None if w[1] is None else _same(window.end, w[1]))
+            )
+        if not ok:
+            bad.append(f"win={window}")
+    checks = {
+        "q": p.quadrants,
+        "kw": p.keyword,
+        "inc": p.include_completed or p.time_field == "completed",
+        "sort": p.sort_by,
+        "limit": p.limit,
+        "field": p.time_field,
+    }
+    for key, got in checks.items():
+        if key in want and got != want[key]:
+            bad.append(f"{key}={got!r}")
+    return bad
+
+
+@pytest.mark.parametrize(("sentence", "want"), PROBE_PLANS)
+def test_probe_plans(sentence: str, want: dict[str, object]) -> None:
+    assert _check_probe(sentence, want) == []
