@@ -15,7 +15,8 @@ it times
 
 each in a fresh session, checks that both return the same page and total, and prints median and
 p95 and the ratio of medians. Targets: (a) at least 50x faster at 100k, (a) median under 5 ms.
-On PostgreSQL the tables live in a throwaway schema that is dropped at the end.
+On PostgreSQL the tables live in a throwaway schema that is dropped at the end; after loading,
+the tables are ANALYZEd (and on PostgreSQL also VACUUMed, as autovacuum would).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ FILTERS: dict[str, TaskFilter] = {
     "groups 3-4, next 7 days": TaskFilter(quadrants=[3, 4], time_after=NOW, time_before=NOW + 7 * DAY),
     "overdue": TaskFilter(only_overdue=True),
     "completed last 7 days": TaskFilter(time_field="completed", time_after=NOW - 7 * DAY, time_before=NOW),
+    "created last 3 days": TaskFilter(time_field="created", time_after=NOW - 3 * DAY),
     "by priority, page 3": TaskFilter(sort_by="priority", limit=5, offset=10),
     "keyword '报告'": TaskFilter(keyword="报告", limit=10),
 }
@@ -115,7 +117,10 @@ def build(engine: Engine, n: int, seed: int = 7) -> int:
         if engine.dialect.name == "sqlite":
             conn.exec_driver_sql("ANALYZE")
         else:
-            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("ANALYZE tasks")
+            # VACUUM too: a live table is kept vacuumed by autovacuum, but right after a bulk load
+            # PostgreSQL's visibility map is empty, so every index-only scan (all the COUNTs the
+            # covering indexes serve) would still visit the heap and the planner avoids them.
+            conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("VACUUM ANALYZE tasks")
     return target
 
 

@@ -12,19 +12,37 @@ in SQL (``deadline_at <= :now``) is chronological comparison, and it is read bac
 
 Indexes on ``tasks`` (each serves a filter of :func:`core.store.query_tasks`; every query is
 scoped by ``user_id``, so it leads every index, which also makes a separate ``user_id`` index
-redundant — the foreign key is served by these composites):
+redundant — the foreign key is served by these composites). Most queries also fix
+``is_completed`` (open tasks by default, completed ones for "what did I finish"), so it comes
+second; a time window that allows both gets the always-true ``is_completed IN (false, true)``
+from :mod:`core.store`, so that the planners still seek the range within each value. Trailing
+columns make an index *covering*: ``COUNT(*)`` (the page's ``total``) and sort keys are then
+answered from the index without visiting table rows.
 
 ``ix_tasks_user_open_deadline (user_id, is_completed, deadline_at, priority_group,
 urgency_threshold_at)``
-    The default question is "my uncompleted tasks by deadline". The equality prefix
-    ``(user_id, is_completed)`` narrows to the open tasks, ``deadline_at`` serves deadline
-    windows and "overdue" (``deadline_at < now``) as a range scan, and the two trailing columns
-    make the index *covering* for the effective-group CASE, so ``COUNT(*)`` with a quadrant
-    filter never touches the table rows.
-``ix_tasks_user_completed_at (user_id, completed_at)``
-    "What did I finish last week": a range on ``completed_at`` for one user.
-``ix_tasks_user_created_at (user_id, created_at)``
-    "What did I add recently": a range on ``created_at`` for one user.
+    The default question is "my uncompleted tasks by deadline". ``deadline_at`` serves deadline
+    windows and "overdue" (``deadline_at < now``) as a range scan and the deadline ordering as
+    an index walk that stops after LIMIT rows; the two trailing columns cover the
+    effective-group CASE, so a quadrant filter or tie-break on it never touches the table.
+``ix_tasks_user_state_group (user_id, is_completed, priority_group, urgency_threshold_at)``
+    Quadrant counts. The effective group depends on ``now`` and can't be indexed, but "effective
+    group in Q" is a union of disjoint ranges of this index (stored group, and whether the
+    threshold is NULL, ``<= now`` or ``> now``; see :func:`core.store.group_terms`), so the
+    total of a quadrant filter, and the per-group counts that the ``priority`` ordering pages
+    with, are sums of range counts (without a keyword; see the title index).
+``ix_tasks_user_state_completed_at (user_id, is_completed, completed_at, deadline_at,
+priority_group)``
+    "What did I finish last week": a range on ``completed_at`` among completed tasks, covering
+    the count and the page's sort key (deadline, then the group — completed tasks are never
+    promoted, so their effective group is the stored one).
+``ix_tasks_user_state_created_at (user_id, is_completed, created_at)``
+    "What did I add recently": a range on ``created_at``, covering the count.
+``ix_tasks_user_state_title (user_id, is_completed, title, priority_group,
+urgency_threshold_at)``
+    Keyword search. A substring (``LIKE '%kw%'``) can't seek in a B-tree, so the user's titles
+    are scanned; scanning this index instead of the table reads far fewer pages, and the
+    trailing columns cover a quadrant filter on the same pass.
 ``uq_tasks_user_source_key (user_id, source_key)`` (unique constraint)
     Idempotent creation: one task per chat turn per user, enforced by the database, so it
     holds across processes. NULL source keys never conflict.
@@ -128,8 +146,24 @@ class Task(TaskBase, table=True):
             "priority_group",
             "urgency_threshold_at",
         ),
-        sa.Index("ix_tasks_user_completed_at", "user_id", "completed_at"),
-        sa.Index("ix_tasks_user_created_at", "user_id", "created_at"),
+        sa.Index("ix_tasks_user_state_group", "user_id", "is_completed", "priority_group", "urgency_threshold_at"),
+        sa.Index(
+            "ix_tasks_user_state_completed_at",
+            "user_id",
+            "is_completed",
+            "completed_at",
+            "deadline_at",
+            "priority_group",
+        ),
+        sa.Index("ix_tasks_user_state_created_at", "user_id", "is_completed", "created_at"),
+        sa.Index(
+            "ix_tasks_user_state_title",
+            "user_id",
+            "is_completed",
+            "title",
+            "priority_group",
+            "urgency_threshold_at",
+        ),
     )
 
     id: int | None = Field(default=None, primary_key=True)

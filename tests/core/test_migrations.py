@@ -19,7 +19,20 @@ from sqlalchemy.engine import Engine
 from sqlmodel import SQLModel
 
 import core.models  # noqa: F401  (registers tables)
-from core.db import MIGRATIONS_DIR, alembic_config, current_revision, make_engine, migrate
+from core.db import MIGRATIONS_DIR, alembic_config, current_revision, lock_for_migration, make_engine, migrate
+
+TASK_INDEXES_0001 = {
+    "ix_tasks_user_open_deadline": ["user_id", "is_completed", "deadline_at", "priority_group", "urgency_threshold_at"],
+    "ix_tasks_user_completed_at": ["user_id", "completed_at"],
+    "ix_tasks_user_created_at": ["user_id", "created_at"],
+}
+TASK_INDEXES_0002 = {
+    "ix_tasks_user_open_deadline": ["user_id", "is_completed", "deadline_at", "priority_group", "urgency_threshold_at"],
+    "ix_tasks_user_state_group": ["user_id", "is_completed", "priority_group", "urgency_threshold_at"],
+    "ix_tasks_user_state_completed_at": ["user_id", "is_completed", "completed_at", "deadline_at", "priority_group"],
+    "ix_tasks_user_state_created_at": ["user_id", "is_completed", "created_at"],
+    "ix_tasks_user_state_title": ["user_id", "is_completed", "title", "priority_group", "urgency_threshold_at"],
+}
 
 
 def _head() -> str | None:
@@ -41,7 +54,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert (MIGRATIONS_DIR / "env.py").is_file()
     assert (MIGRATIONS_DIR / "script.py.mako").is_file()
     assert list((MIGRATIONS_DIR / "versions").glob("0001_*.py"))
-    assert _head() == "0001_initial"
+    assert list((MIGRATIONS_DIR / "versions").glob("0002_*.py"))
+    assert _head() == "0002_query_indexes"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
@@ -54,6 +68,61 @@ def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
     migrate(engine)
     assert current_revision(engine) == _head()
     assert _snapshot(engine) == before
+
+
+def _task_indexes(engine: Engine) -> dict[str, list[str]]:
+    insp = sa.inspect(engine)
+    return {
+        str(i["name"]): [str(c) for c in i["column_names"]]
+        for i in insp.get_indexes("tasks")
+        if not i.get("unique") and not str(i["name"]).startswith("uq_")
+    }
+
+
+def _downgrade(engine: Engine, revision: str) -> None:
+    from alembic import command
+
+    with engine.begin() as conn:
+        lock_for_migration(conn)
+        command.downgrade(alembic_config(conn), revision)
+
+
+def _task_count(engine: Engine) -> int:
+    with engine.connect() as conn:
+        return int(conn.execute(sa.text("SELECT count(*) FROM tasks")).scalar_one())
+
+
+def test_0002_upgrades_a_deployed_0001_database(engine_factory: Callable[[], Engine]) -> None:
+    """Deployed databases ran 0001 with data in them: 0002 swaps indexes and keeps every row."""
+    engine = engine_factory()
+    migrate(engine, "0001_initial")
+    assert current_revision(engine) == "0001_initial"
+    assert _task_indexes(engine) == TASK_INDEXES_0001
+    with engine.begin() as conn:
+        conn.execute(
+            sa.text("INSERT INTO users (name, created_at) VALUES ('alice', :t)"),
+            {"t": "2026-01-01 00:00:00"},
+        )
+        conn.execute(
+            sa.text(
+                "INSERT INTO tasks (user_id, title, priority_group, is_completed, created_at, updated_at) "
+                "SELECT id, '交报告', 2, false, created_at, created_at FROM users"
+            )
+        )
+
+    migrate(engine)
+    assert current_revision(engine) == "0002_query_indexes"
+    assert _task_indexes(engine) == TASK_INDEXES_0002
+    assert _task_count(engine) == 1
+
+    _downgrade(engine, "0001_initial")
+    assert current_revision(engine) == "0001_initial"
+    assert _task_indexes(engine) == TASK_INDEXES_0001
+    assert _task_count(engine) == 1
+
+    migrate(engine)
+    assert _task_indexes(engine) == TASK_INDEXES_0002
+    assert _task_count(engine) == 1
 
 
 def test_migrated_schema_matches_models(engine: Engine) -> None:

@@ -3,6 +3,7 @@ idempotent creation."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
@@ -23,6 +24,7 @@ from core.store import (
     delete_task,
     effective_group,
     get_task,
+    group_terms,
     query_tasks,
     task_row,
     update_task,
@@ -148,6 +150,185 @@ def test_effective_group_python_matches_sql(session: Session, promo: int) -> Non
         assert task is not None
         assert effective_group(task, now=NOW) == row.effective_group
         assert task_row(task, now=NOW) == row
+
+
+# ---------------------------------------------------------------------------------------------
+# promotion edge cases, and the query shapes behind the quadrant filter and the priority order
+# (group_terms' index ranges for counts, per-group paging), checked against a plain reference
+
+THRESHOLDS = {"none": None, "past": NOW - DAY, "now": NOW, "future": NOW + DAY}
+DEADLINES = {"nodl": None, "late": NOW - 2 * DAY, "soon": NOW + 2 * DAY, "tie": NOW + 3 * DAY}
+
+
+@pytest.fixture
+def grid(session: Session) -> int:
+    """One task per (stored group, threshold vs now, completed, deadline), 128 in all."""
+    uid = _user(session)
+    combos = itertools.product((1, 2, 3, 4), THRESHOLDS.items(), (False, True), DEADLINES.items())
+    for i, (group, (tname, threshold), done, (dname, deadline)) in enumerate(combos):
+        word = ("报告", "Review", "misc")[i % 3]
+        _add(
+            session,
+            uid,
+            f"g{group} {tname} {'done' if done else 'open'} {dname} {word}",
+            group,
+            deadline=deadline,
+            threshold=threshold,
+            created=NOW - (i % 9) * DAY,
+            completed_at=NOW - (i % 5) * DAY if done else None,
+        )
+    return uid
+
+
+def _expected_group(title: str) -> int:
+    group, threshold, state = title.split()[:3]
+    stored = int(group[1])
+    if stored in (2, 4) and state == "open" and threshold in ("past", "now"):
+        return stored - 1
+    return stored
+
+
+def test_promotion_edge_cases(session: Session, grid: int) -> None:
+    rows = _q(session, grid, include_completed=True, limit=500).items
+    assert len(rows) == 128
+    for row in rows:
+        assert row.effective_group == _expected_group(row.title), row.title
+        assert row.promoted == (row.effective_group != row.priority_group)
+    promoted = {r.title.rsplit(" ", 2)[0] for r in rows if r.promoted}
+    # exactly: stored 2/4, open, threshold at or before now ("now" == now counts)
+    assert {t.split()[0] + " " + t.split()[1] for t in promoted} == {"g2 past", "g2 now", "g4 past", "g4 now"}
+    assert all("open" in t for t in promoted)
+
+    for quadrant in (1, 2, 3, 4):
+        for extra in ({}, {"include_completed": True}, {"time_field": "completed"}):
+            page = _q(session, grid, quadrants=[quadrant], limit=500, **extra)
+            assert {r.effective_group for r in page.items} <= {quadrant}
+            want = [r for r in rows if _expected_group(r.title) == quadrant]
+            if "include_completed" not in extra:
+                want = [r for r in want if r.is_completed == (extra.get("time_field") == "completed")]
+            assert page.total == len(want) == len(page.items), (quadrant, extra)
+    # completed tasks, groups 1/3 and NULL thresholds are never promoted, whatever the filter
+    done = _q(session, grid, time_field="completed", limit=500).items
+    assert done and not any(r.promoted for r in done)
+    assert not any(r.promoted for r in rows if r.priority_group in (1, 3) or r.urgency_threshold_at is None)
+
+
+@pytest.mark.parametrize("completed", [None, False, True])
+def test_group_terms_are_disjoint_and_exact(session: Session, grid: int, completed: bool | None) -> None:
+    """Each task matches exactly one term of group_terms(Q) if its effective group is in Q, else none."""
+    tasks = session.exec(select(Task).where(col(Task.user_id) == grid)).all()
+    if completed is not None:  # the terms rely on the query's own is_completed condition
+        tasks = [t for t in tasks if t.is_completed == completed]
+    subsets = [list(c) for n in range(1, 5) for c in itertools.combinations((1, 2, 3, 4), n)] + [[5], [0, 2]]
+    for wanted in subsets:
+        terms = group_terms(wanted, now=NOW, completed=completed)
+        if not terms:
+            assert not any(effective_group(t, now=NOW) in wanted for t in tasks)
+            continue
+        flags = [sa.case((term, 1), else_=0) for term in terms]
+        stmt = sa.select(col(Task.id), sum(flags[1:], flags[0])).where(col(Task.user_id) == grid)
+        hits = {task_id: n for task_id, n in session.execute(stmt)}
+        for task in tasks:
+            assert task.id is not None
+            assert hits[task.id] == (1 if effective_group(task, now=NOW) in wanted else 0), (wanted, task.title)
+
+
+def _reference(session: Session, user_id: int, flt: TaskFilter, now: datetime = NOW) -> TaskPage:
+    """query_tasks' contract in plain Python over all of the user's tasks."""
+    tasks = session.exec(select(Task).where(col(Task.user_id) == user_id)).all()
+    attr = {"deadline": "deadline_at", "completed": "completed_at", "created": "created_at"}[flt.time_field]
+    keyword = (flt.keyword or "").strip().lower()
+    matches = []
+    for task in tasks:
+        eff = effective_group(task, now=now)
+        if flt.time_field == "completed":
+            if not task.is_completed:
+                continue
+        elif (not flt.include_completed or flt.only_overdue) and task.is_completed:
+            continue
+        if flt.only_overdue and (task.deadline_at is None or task.deadline_at >= now):
+            continue
+        if flt.quadrants and eff not in flt.quadrants:
+            continue
+        value = getattr(task, attr)
+        if flt.time_after is not None and (value is None or value < flt.time_after):
+            continue
+        if flt.time_before is not None and (value is None or value > flt.time_before):
+            continue
+        if keyword and keyword not in task.title.lower():
+            continue
+        matches.append((task, eff))
+    desc = flt.order == "desc"
+
+    def ts(d: datetime | None) -> float:
+        return d.timestamp() if d is not None else 0.0
+
+    if flt.sort_by == "id":
+        matches.sort(key=lambda m: m[0].id or 0, reverse=desc)
+    elif flt.sort_by == "priority":
+        matches.sort(key=lambda m: (-m[1] if desc else m[1], m[0].deadline_at is None, ts(m[0].deadline_at), m[0].id))
+    else:
+        matches.sort(
+            key=lambda m: (
+                m[0].deadline_at is None,
+                -ts(m[0].deadline_at) if desc else ts(m[0].deadline_at),
+                m[1],
+                m[0].id,
+            )
+        )
+    page = matches[flt.offset : flt.offset + flt.limit]
+    return TaskPage(total=len(matches), items=[task_row(t, now=now) for t, _ in page])
+
+
+QUADRANT_SETS: list[list[int] | None] = [None, [1], [2], [3], [4], [1, 2], [2, 3], [1, 4], [3, 4], [1, 2, 3, 4], [5]]
+MODES: dict[str, dict[str, Any]] = {
+    "open": {},
+    "with completed": {"include_completed": True},
+    "finished this week": {"time_field": "completed", "time_after": NOW - 3 * DAY, "time_before": NOW},
+    "created, with completed": {"time_field": "created", "time_after": NOW - 4 * DAY, "include_completed": True},
+    "deadline window": {"time_after": NOW, "time_before": NOW + 3 * DAY},
+    "overdue": {"only_overdue": True},
+    "keyword cjk": {"keyword": "报告", "include_completed": True},
+    "keyword ascii": {"keyword": "REVIEW"},
+}
+
+
+@pytest.mark.parametrize("mode", list(MODES))
+def test_query_matches_reference(session: Session, grid: int, mode: str) -> None:
+    """Every quadrant set x ordering x page, per filter mode: same total and page as the reference."""
+    for quadrants, sort_by, order, (limit, offset) in itertools.product(
+        QUADRANT_SETS, ("deadline", "priority", "id"), ("asc", "desc"), [(7, 0), (5, 13), (500, 0), (3, 200)]
+    ):
+        flt = TaskFilter(quadrants=quadrants, sort_by=sort_by, order=order, limit=limit, offset=offset, **MODES[mode])
+        got = query_tasks(session, grid, flt, now=NOW)
+        assert got == _reference(session, grid, flt), flt
+
+
+def test_priority_pages_span_groups(session: Session, grid: int) -> None:
+    """Walking the priority order page by page yields the whole ordered list once."""
+    everything = _q(session, grid, sort_by="priority", limit=500)
+    for order in ("asc", "desc"):
+        full = _q(session, grid, sort_by="priority", order=order, limit=500).items
+        assert len(full) == everything.total
+        walked = []
+        for offset in range(0, everything.total + 6, 6):
+            page = _q(session, grid, sort_by="priority", order=order, limit=6, offset=offset)
+            assert page.total == everything.total
+            walked += page.items
+        assert walked == full
+        groups = [r.effective_group for r in full]
+        assert groups == sorted(groups, reverse=order == "desc")
+
+
+def test_keyword_case_folding_on_both_paths(session: Session) -> None:
+    """A keyword without cased characters may use plain LIKE on PostgreSQL; one with them must not."""
+    uid = _user(session)
+    for title in ["ABC报告", "abc报告", "周报 Review", "100%"]:
+        _add(session, uid, title)
+    assert sorted(_titles(_q(session, uid, keyword="C报"))) == ["ABC报告", "abc报告"]
+    assert sorted(_titles(_q(session, uid, keyword="报告"))) == ["ABC报告", "abc报告"]
+    assert _titles(_q(session, uid, keyword="报 r")) == ["周报 Review"]
+    assert _titles(_q(session, uid, keyword="0%")) == ["100%"]
 
 
 # ---------------------------------------------------------------------------------------------
