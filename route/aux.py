@@ -172,9 +172,7 @@ _PURPOSES: tuple[tuple[re.Pattern[str], AuxKind], ...] = (
     (re.compile(r"\bemoji\b", re.I), AuxKind.EMOJI),
 )
 
-_CONVERSATION_REF = re.compile(
-    r"conversation|chat history|discussion|dialog|对话|会话|聊天记录|这句话|上述", re.I
-)
+_CONVERSATION_REF = re.compile(r"conversation|chat history|discussion|dialog|对话|会话|聊天记录|这句话|上述", re.I)
 _FORMAT_ORDER = re.compile(
     r"\bJSON\b|\bonly (?:give|return|provide|output|respond)|\bnothing else\b|"
     r"without (?:any )?(?:lead-in|explanation|punctuation|quotation)|\bno (?:punctuation|quotes)\b|"
@@ -187,19 +185,13 @@ _SYSTEM_FORMAT_DEMAND = re.compile(
     r"(?:只|仅)(?:输出|返回).*JSON",
     re.I,
 )
-_ROLE_LINE = re.compile(
-    r"^\s*(?:\|\|>)?(user|human|assistant|ai|response|bot)\s*:", re.IGNORECASE | re.MULTILINE
-)
-_WRAPPER = re.compile(
-    r"<(?:chat_history|chatHistory|conversation|translate_input|text|history)>|### Chat History"
-)
+_ROLE_LINE = re.compile(r"^\s*(?:\|\|>)?(user|human|assistant|ai|response|bot)\s*:", re.IGNORECASE | re.MULTILINE)
+_WRAPPER = re.compile(r"<(?:chat_history|chatHistory|conversation|translate_input|text|history)>|### Chat History")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _LATIN = re.compile(r"[A-Za-z]")
 
 
-def classify_aux(
-    messages: Sequence[ChatText], *, request_extras: Mapping[str, Any] | None = None
-) -> AuxKind | None:
+def classify_aux(messages: Sequence[ChatText], *, request_extras: Mapping[str, Any] | None = None) -> AuxKind | None:
     """Return the auxiliary kind of a request, or ``None`` for a genuine new user turn."""
     if not messages:
         return AuxKind.OTHER  # nothing a user said now: never a note or a query

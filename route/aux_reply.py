@@ -23,9 +23,7 @@ _HANGUL = re.compile(r"[\uac00-\ud7af]")
 _QUOTES = "\"'“”‘’「」『』`"
 _GREETING = re.compile(r"^(?:你好|您好|嗨|哈喽|在吗|hi|hello|hey)[!！。.~～\s]*$", re.IGNORECASE)
 # Lead-ins that carry no topic: "帮我记一下明天..." is titled by what follows.
-_LEAD_IN = re.compile(
-    r"^(?:请|麻烦你?)?(?:帮我|帮忙|给我)?(?:记一下|记一个|记下|记住|提醒我|提醒一下)?[:：，,\s]*"
-)
+_LEAD_IN = re.compile(r"^(?:请|麻烦你?)?(?:帮我|帮忙|给我)?(?:记一下|记一个|记下|记住|提醒我|提醒一下)?[:：，,\s]*")
 _CONFIRMED = re.compile(r"已记下[:：]\s*([^（(\n]+)")
 _TITLE_MAX_CJK = 10  # Cherry and LobeChat ask for "10 字内"
 _TITLE_MAX_WORDS = 5
@@ -33,9 +31,7 @@ _EMOJI = "🙂"
 _NOT_NEEDED_XML = "<websearch>\n  <question>\n    not_needed\n  </question>\n</websearch>"
 
 
-def build_reply(
-    kind: AuxKind, messages: Sequence[ChatText], request_extras: Mapping[str, Any] | None = None
-) -> str:
+def build_reply(kind: AuxKind, messages: Sequence[ChatText], request_extras: Mapping[str, Any] | None = None) -> str:
     """Answer ``kind`` in the client's format; a JSON schema in ``response_format`` wins."""
     from_schema = _schema_reply(messages, request_extras)
     if from_schema is not None:
@@ -160,9 +156,7 @@ def _language_code(text: str) -> str:
 
 def offline_title(messages: Sequence[ChatText]) -> str:
     """A short plain title from the user's own words: no quotes, no punctuation."""
-    candidates = _confirmed_titles(messages) + [
-        s for s in embedded_user_sentences(messages) if not _GREETING.match(s)
-    ]
+    candidates = _confirmed_titles(messages) + [s for s in embedded_user_sentences(messages) if not _GREETING.match(s)]
     for candidate in candidates:
         title = _clean_title(candidate)
         if title:
@@ -322,9 +316,7 @@ def _minimal_instance(schema: Mapping[str, Any], fills: Mapping[str, str], *, na
         props = schema.get("properties") or {}
         required = schema.get("required") or list(props)
         return {
-            key: _minimal_instance(props.get(key) or {}, fills, name=key)
-            for key in required
-            if isinstance(key, str)
+            key: _minimal_instance(props.get(key) or {}, fills, name=key) for key in required if isinstance(key, str)
         }
     if kind == "array":
         return []

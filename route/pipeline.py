@@ -14,8 +14,7 @@ from route.router import Decision, Router
 from route.turn import Turn
 
 LOW_CONFIDENCE_REPLY = (
-    "我不太确定你是想让我记下一个任务，还是随便聊聊。"
-    "要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"
+    "我不太确定你是想让我记下一个任务，还是随便聊聊。要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"
 )
 
 
@@ -64,9 +63,7 @@ class Pipeline:
         }
         if decision.degraded_from:
             data["degraded_from"] = decision.degraded_from
-            message = (
-                f"想走 {decision.degraded_from}，但置信度 {decision.confidence:.2f} 太低，改为澄清"
-            )
+            message = f"想走 {decision.degraded_from}，但置信度 {decision.confidence:.2f} 太低，改为澄清"
         else:
             message = f"分流到 {decision.action}（置信度 {decision.confidence:.2f}）：{decision.reason}"
         turn.trace.emit("route", "end", message, data, elapsed_ms)

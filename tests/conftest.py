@@ -24,6 +24,7 @@ from collections.abc import Iterator  # noqa: E402
 from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
+
 from support.harness import Harness, make_harness, pg_schema, test_backend  # noqa: E402
 
 

@@ -259,11 +259,7 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         if a.edge == ("within", 0):
             span = _within(span, ctx)
     suffix = toks[k] if k < n and glued(text, last, toks[k].start) else None
-    if (
-        a.weak_clock
-        and span.granularity == "hour"
-        and (suffix is None or suffix.kind not in ("before", "after"))
-    ):
+    if a.weak_clock and span.granularity == "hour" and (suffix is None or suffix.kind not in ("before", "after")):
         return None  # "简单一点的": 一点 is "a little", not one o'clock
     if suffix is not None and suffix.kind in ("before", "win", "after"):
         last = suffix.end

@@ -40,9 +40,7 @@ _KINDS: list[tuple[str, str]] = [
     ("sfut", r"(?:未来|接下来|今后|往后|此后)的?\s*" + _qty("sf", False) + r"(?P<sf_in>之内|以内|内|里)?"),
     (
         "spast",
-        r"(?P<sp_kw>过去|最近|近|前|这|头|最后|末)的?\s*"
-        + _qty("sp", False)
-        + r"(?:以来|来|里|之内|以内|内)?",
+        r"(?P<sp_kw>过去|最近|近|前|这|头|最后|末)的?\s*" + _qty("sp", False) + r"(?:以来|来|里|之内|以内|内)?",
     ),
     ("recent", r"最近|近期|近来|这段时间|这阵子|(?i:\brecently\b|\blately\b)"),
     ("pass", r"(?:再过|过了|过)\s*" + _qty("ps", True)),

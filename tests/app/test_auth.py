@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
-from support.check_stream import schema_errors
 
 from core.accounts import KEY_PREFIX, revoke_api_key
+from support.check_stream import schema_errors
 
 CHAT = "/v1/chat/completions"
 

@@ -12,11 +12,11 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 from pydantic_ai.messages import ModelMessage
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from support.check_stream import check_body, must_failures, schema_errors
 
 from app.main import create_app
 from core.llm import ModelHub
 from core.models import Task, User
+from support.check_stream import check_body, must_failures, schema_errors
 
 PATHS = ["/v1/chat/completions", "/agent/chat"]
 NOTE = "帮我记一下明天下午三点交报告"  # would create a task if it were ever acted on

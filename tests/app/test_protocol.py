@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
 from support.check_stream import check_body, schema_errors, should_failures
 
 DATA = Path(__file__).resolve().parent.parent / "data"

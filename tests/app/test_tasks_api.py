@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+
 from support.check_stream import schema_errors
 
 # The harness clock: Monday 2026-11-30 10:00 in Shanghai (02:00 UTC).

@@ -52,9 +52,7 @@ def _window(text: str, now: datetime = NOW, prefer: str = "future") -> TimeWindo
     return w
 
 
-def _check(
-    text: str, start: str | None, end: str | None, now: datetime = NOW, prefer: str = "future"
-) -> None:
+def _check(text: str, start: str | None, end: str | None, now: datetime = NOW, prefer: str = "future") -> None:
     w = _window(text, now, prefer)
     got = (w.start and w.start.isoformat(), w.end and w.end.isoformat())
     assert _same_start(w.start, start, now) and _same(w.end, end), f"{text}: got {got}, want {(start, end)}"
@@ -338,11 +336,7 @@ def test_deterministic() -> None:
 # -- the peer set -------------------------------------------------------------------------
 
 _PAST_HINT = re.compile(r"(?<!要)完成|做了|新建|记录|做完")
-PEER = [
-    json.loads(line)
-    for line in (DATA / "time_anchor_peer.jsonl").read_text("utf-8").splitlines()
-    if line.strip()
-]
+PEER = [json.loads(line) for line in (DATA / "time_anchor_peer.jsonl").read_text("utf-8").splitlines() if line.strip()]
 PEER_XFAIL: dict[str, str] = {}  # every peer case is supported
 
 
@@ -381,9 +375,7 @@ def test_peer_set_score() -> None:
 
 # -- queries_dev time cases ------------------------------------------------------------------
 
-DEV = [
-    json.loads(line) for line in (DATA / "queries_dev.jsonl").read_text("utf-8").splitlines() if line.strip()
-]
+DEV = [json.loads(line) for line in (DATA / "queries_dev.jsonl").read_text("utf-8").splitlines() if line.strip()]
 DEV_TIME = [c for c in DEV if "after_any" in c or "before_any" in c]
 
 
@@ -404,9 +396,9 @@ def test_queries_dev_deadlines() -> None:
         now = datetime.fromisoformat(case["now"])
         w = resolve_time(case["sentence"], now)
         got = deadline_of(w) if w is not None else None
-        assert any(_same(got, d) for d in case["deadline_any"]) or (
-            got is None and None in case["deadline_any"]
-        ), case["sentence"]
+        assert any(_same(got, d) for d in case["deadline_any"]) or (got is None and None in case["deadline_any"]), case[
+            "sentence"
+        ]
 
 
 # -- properties -------------------------------------------------------------------------------

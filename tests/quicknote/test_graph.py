@@ -8,13 +8,13 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from support.harness import NOW, TZ, local
 
 from core.models import Task
 from quicknote import steps
 from quicknote.draft import NoteDraft
 from quicknote.rendering import NO_TITLE_QUESTION, confirmation, unclear_time_question
 from quicknote.state import NoteState
+from support.harness import NOW, TZ, local
 
 
 def state_for(draft: NoteDraft, sentence: str = "帮我记一下交报告") -> NoteState:

@@ -37,10 +37,10 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionUserMessageParam,
 )
-from support.harness import NOW, Harness, pg_schema
 
 from app.main import create_app
 from core.db import make_engine
+from support.harness import NOW, Harness, pg_schema
 
 NOTE = "帮我记一下明天下午三点交报告"
 CONFIRMATION = "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"

@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from support.harness import Harness
 
 from core.timeanchor import deadline_of, resolve_time
 from quicknote.offline import offline_extract_note
+from support.harness import Harness
 
 NOW = datetime.fromisoformat("2026-11-30T10:00:00+08:00")  # a Monday
 TZ = "Asia/Shanghai"

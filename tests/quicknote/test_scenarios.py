@@ -15,12 +15,12 @@ from typing import Any
 
 import pytest
 from sqlmodel import col, select
-from support.harness import Answer, Harness, local, make_harness
 
 from core.display import group_label
 from core.llm import ModelHub, offline_model
 from core.models import Task
 from quicknote.draft import NoteDraft
+from support.harness import Answer, Harness, local, make_harness
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,6 @@ import pytest
 from pydantic import ValidationError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from support.harness import Harness, make_harness
 
 from app.actions import build_registry
 from core.llm import ModelHub
@@ -17,6 +16,7 @@ from route.pipeline import Pipeline
 from route.registry import Action, ActionRegistry
 from route.router import Router
 from route.turn import Turn
+from support.harness import Harness, make_harness
 
 BUILTIN = ["chat", "quick_note_create", "task_query"]
 
@@ -152,4 +152,3 @@ async def test_offline_router_never_names_an_unregistered_action(
     assert answer.content.strip()
     [route] = [e.data for e in answer.events if e.stage == "route" and e.status == "end"]
     assert "quick_note_create" in route["reason"]
-

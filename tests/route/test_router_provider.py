@@ -15,12 +15,12 @@ from typing import Any
 import pydantic_ai.models
 import pytest
 from sqlmodel import select
-from support.fake_openai import FakeOpenAI, Malformed, Reply
-from support.harness import NOW, Answer, Harness, make_harness
 
 from core.llm import ModelHub
 from core.models import Task
 from route.pipeline import LOW_CONFIDENCE_REPLY
+from support.fake_openai import FakeOpenAI, Malformed, Reply
+from support.harness import NOW, Answer, Harness, make_harness
 
 # "Did not hang" guard for one turn; a sanity bound, not a timing assertion.
 TURN_GUARD_S = 5.0

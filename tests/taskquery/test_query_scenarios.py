@@ -20,9 +20,9 @@ import pytest
 from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
-from support.harness import make_harness
 
 from core.llm import ModelHub
+from support.harness import make_harness
 
 # ---------------------------------------------------------------------------------------------
 # the seeded data
