@@ -20,7 +20,12 @@ _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6
             "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
 _EDGES = {"初": ("begin", 0), "底": ("end", 0), "末": ("end", 0), "终": ("end", 0), "中": ("mid", 0),
           "伊始": ("start1", 0), "上半年": ("h1", 0), "下半年": ("h2", 0), "中旬": ("xun2", 0),
-          "上旬": ("xun1", 0), "下旬": ("xun3", 0), "内": ("within", 0)}  # fmt: skip
+          "上旬": ("xun1", 0), "下旬": ("xun3", 0), "内": ("within", 0), "上半月": ("mhalf1", 0),
+          "上半个月": ("mhalf1", 0), "下半月": ("mhalf2", 0), "下半个月": ("mhalf2", 0)}  # fmt: skip
+_LUNAR = {"春节": ("春节", None), "过年": ("春节", None), "大年初一": ("春节", None), "除夕": ("除夕", None),
+          "大年三十": ("除夕", None), "年前": ("除夕", "before"), "年后": ("春节", "after"),
+          "过完年": ("春节", "after"), "过了年": ("春节", "after")}  # fmt: skip
+_Q_EDGES = {"初": "q_begin", "末": "q_end", "底": "q_end"}
 
 
 def _rel_word(w: str) -> int:
@@ -116,8 +121,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             p.month = int(g("ymd_m") or g("ymd_m8") or 0)
             p.day = int(g("ymd_d") or g("ymd_d8") or 0)
         else:
-            p.month = int(g("mdn_m") or g("mdn_m2") or 0)
-            p.day = int(g("mdn_d") or g("mdn_d2") or 0)
+            p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or 0)
+            p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or 0)
         return 1 <= p.month <= 12 and 1 <= p.day <= 31
     if k == "dabs":
         if p.has_day or (p.has_week and p.weekday is None):
@@ -134,6 +139,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             w = g("dw") or ""
             if w in ("今明两天", "今明两日"):
                 p.day_off, p.day_span = 0, 1
+            elif w in ("明后天", "明后两天", "明后两日"):
+                p.day_off, p.day_span = 1, 1
             elif w == "今明两年":
                 p.year_off, p.year_span = 0, 1
             else:
@@ -212,7 +219,12 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if k == "quarter":
         if p.has_month or p.has_day or p.has_week or p.quarter is not None or p.quarter_off is not None:
             return False
-        if g("q_w"):
+        q_edge = g("q_edge") or g("q_edge2")
+        if q_edge:
+            if p.edge is not None:
+                return False
+            p.edge = (_Q_EDGES[q_edge], 0)
+        if g("q_w") or g("q_bare"):
             p.quarter_off = _rel_word(g("q_w") or "")
         else:
             p.quarter = 1 if g("q_first") else to_int(g("q_n") or g("q_n2") or "")
@@ -223,6 +235,22 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
         if p.has_month or p.has_day or p.has_week:
             return False
         p.holiday = g("hd")
+        return True
+    if k == "lunar_ny":
+        if p.has_month or p.has_day or p.has_week or p.holiday is not None:
+            return False
+        p.holiday, p.lunar_dir = _LUNAR[g("ln") or "春节"]
+        return True
+    if k == "workday":
+        if p.has_day or p.has_month or p.has_year or p.workdays:
+            return False
+        p.workdays = True
+        return True
+    if k == "nth_week":
+        nth = to_int(g("nw_n") or "")
+        if not p.has_month or p.has_day or p.has_week or p.edge is not None or nth is None or not 1 <= nth <= 5:
+            return False
+        p.edge = ("week_n", nth)
         return True
     if k in ("edge", "en_edge"):
         if p.edge is not None or p.has_day or p.has_week:
@@ -261,8 +289,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             return False
         n, unit = q
         first = kw in ("前", "头")
-        if p.has_month and unit == "day" and p.edge is None:
-            p.edge = ("first" if first else "last", int(n))
+        if p.has_month and unit in ("day", "week") and p.edge is None and n == int(n):
+            p.edge = ("first" if first else "last", int(n) * (7 if unit == "week" else 1))
             return True
         if p.has_year and not p.has_month and unit == "month" and p.edge is None:
             if n == int(n) and n % 3 == 0 and "季度" in tok_text(tok, text):

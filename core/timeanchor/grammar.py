@@ -26,12 +26,13 @@ from .relative import (
 POINT_KINDS = frozenset(
     {"year", "yrel", "mrel", "mabs", "md", "ym", "ymd", "mdn", "dabs", "dayw", "daypod", "nth_day",
      "en_day", "reloff", "week", "en_week", "wday", "en_wd", "en_weekend", "quarter", "holiday", "edge",
-     "en_edge", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date"}
+     "en_edge", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
+     "nth_week"}
 )  # fmt: skip
 _PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after"})
 _UNTIL_SEPS = frozenset({"到", "直到", "一直到"})
 _DATE_FIELDS = ("year", "year_off", "month", "month_off", "day", "day_off", "day_span", "week_off", "weekday",
-                "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span")  # fmt: skip
+                "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span", "workdays")  # fmt: skip
 _EN_UNITS = {
     "day": "day",
     "week": "week",
@@ -178,6 +179,8 @@ def _before(s: Span, ctx: Ctx) -> Span:
     end = s.end
     if end is None:
         return s
+    if s.clock_at is not None and s.granularity in ("hour", "minute", "part_of_day"):
+        end = s.clock_at  # "五点前" ends at 17:00, not 17:59; "中午之前" at 12:00
     if ctx.future and end >= ctx.now:
         return Span(ctx.now, end, "span", s.has_clock, s.clock_at)
     return Span(None, end, "open", s.has_clock, s.clock_at)
@@ -235,12 +238,14 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
             if sa is not None and sa.start is not None and sa.start <= ctx.now:
                 span = Span(sa.start, ctx.now, "span", sa.has_clock, sa.clock_at)
                 last, k = nxt.end, k + 1
+                mode = None if mode == "from" else mode
         elif nxt.kind == "sep" and k + 1 < n and glued(text, nxt.end, toks[k + 1].start):
             if toks[k + 1].kind == "until_now":
                 sa = resolve_point(a, ctx)
                 if sa is not None and sa.start is not None and sa.start <= ctx.now:
                     span = Span(sa.start, ctx.now, "span", sa.has_clock, sa.clock_at)
                     last, k = toks[k + 1].end, k + 2
+                    mode = None if mode == "from" else mode
             else:
                 parsed_b = _parse_point(toks, k + 1, text, ctx)
                 if parsed_b is not None:
@@ -261,11 +266,13 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
     suffix = toks[k] if k < n and glued(text, last, toks[k].start) else None
     if a.weak_clock and span.granularity == "hour" and (suffix is None or suffix.kind not in ("before", "after")):
         return None  # "简单一点的": 一点 is "a little", not one o'clock
-    if suffix is not None and suffix.kind in ("before", "win", "after"):
+    if suffix is None and mode is None and a.lunar_dir is not None:
+        mode = a.lunar_dir  # 年前 / 过完年: before / after the Spring Festival
+    if suffix is not None and suffix.kind in ("before", "win", "after", "rest"):
         last = suffix.end
         if suffix.kind == "before":
             span = _before(span, ctx)
-        elif suffix.kind == "win":
+        elif suffix.kind in ("win", "rest"):
             span = _within(span, ctx)
         else:
             span = _after(span, suffix.g("af") or "", ctx)

@@ -42,7 +42,20 @@ POD: dict[str, tuple[int, int, str]] = {
     "午夜": (0, 0, "midnight"),
     "白天": (6, 18, "day"),
     "白日": (6, 18, "day"),
+    # only recognised before 前/之前/以前 ("午饭前"): the moment itself is what counts. 下班前 is
+    # deliberately not a time yet: quick notes keep it in the title (tests/quicknote).
+    "午饭": (12, 12, "noon"),
+    "晚饭": (18, 18, "eve"),
 }
+# The moment "before <part of day>" means: 中午之前 → 12:00, 晚饭前 → 18:00.
+POD_ANCHOR: dict[str, int] = {"中午": 12, "正午": 12, "午间": 12, "午饭": 12, "晚饭": 18}
+
+# 春节 (Spring Festival, lunar new year's day) by Gregorian year.
+SPRING_FESTIVAL: dict[int, tuple[int, int]] = {
+    2016: (2, 8), 2017: (1, 28), 2018: (2, 16), 2019: (2, 5), 2020: (1, 25), 2021: (2, 12), 2022: (2, 1),
+    2023: (1, 22), 2024: (2, 10), 2025: (1, 29), 2026: (2, 17), 2027: (2, 6), 2028: (1, 26), 2029: (2, 13),
+    2030: (2, 3), 2031: (1, 23), 2032: (2, 11), 2033: (1, 31), 2034: (2, 19), 2035: (2, 8),
+}  # fmt: skip
 
 HOLIDAYS: dict[str, tuple[int, int]] = {
     "元旦": (1, 1),
@@ -101,6 +114,8 @@ class Point:
     pending_num: int | None = None
     rel_to_prev: bool = False
     year_span: int = 0  # 今明两年
+    workdays: bool = False  # 工作日: Monday..Friday of the week
+    lunar_dir: str | None = None  # 年前 → "before" the Spring Festival, 年后/过完年 → "after" it
 
     # -- slot queries -------------------------------------------------------------------
     @property
@@ -130,6 +145,7 @@ class Point:
             or self.quarter is not None
             or self.quarter_off is not None
             or self.holiday is not None
+            or self.workdays
         )
 
     @property
@@ -151,6 +167,12 @@ def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date:
 
 
 def _holiday_date(name: str, year: int) -> date | None:
+    if name in ("春节", "除夕"):
+        md = SPRING_FESTIVAL.get(year)
+        if md is None:
+            return None
+        day = date(year, *md)
+        return day - timedelta(days=1) if name == "除夕" else day
     if name in HOLIDAYS:
         m, d = HOLIDAYS[name]
         return valid_date(year, m, d)
@@ -180,6 +202,12 @@ def _month_edge(year: int, month: int, edge: tuple[str, int] | None) -> tuple[da
         last_day = max(1, min(n, last))
     elif kind == "last":
         first_day = max(1, last - n + 1)
+    elif kind == "mhalf1":
+        last_day = 15
+    elif kind == "mhalf2":
+        first_day = 16
+    elif kind == "week_n":
+        first_day, last_day = min(7 * (n - 1) + 1, last), min(7 * n, last)
     return date(year, month, first_day), date(year, month, last_day)
 
 
@@ -208,7 +236,7 @@ def _year_edge(year: int, edge: tuple[str, int] | None) -> tuple[date, date] | N
     return None
 
 
-MONTH_EDGES = frozenset({"begin", "end", "mid", "xun1", "xun2", "xun3", "first", "last"})
+MONTH_EDGES = frozenset({"begin", "end", "mid", "xun1", "xun2", "xun3", "first", "last", "mhalf1", "mhalf2", "week_n"})
 
 
 def _pick_year_for(month: int, day: int | None, ctx: Ctx) -> int:
@@ -231,8 +259,12 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
     if p.day_off is not None:
         d = today + timedelta(days=p.day_off)
         return d, d + timedelta(days=p.day_span), "day" if not p.day_span else "span", False
-    if p.week_off is not None or p.weekday is not None or p.weekend:
+    if p.week_off is not None or p.weekday is not None or p.weekend or p.workdays:
         mon = monday_of(today) + timedelta(weeks=p.week_off or 0)
+        if p.workdays and p.weekday is None and not p.weekend:
+            if p.week_off is None and ctx.future and today.weekday() >= 5:
+                mon += timedelta(weeks=1)  # a bare 工作日 said at the weekend: the coming week's
+            return mon, mon + timedelta(days=4), "span", False
         if p.weekday is not None:
             d = mon + timedelta(days=p.weekday)
             if p.week_off is None:
@@ -319,6 +351,10 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
         else:
             q = p.quarter or 1
         m0 = 3 * q - 2
+        if edge is not None and edge[0] == "q_begin":
+            return date(y, m0, 1), date(y, m0, month_last_day(y, m0)), "span", False
+        if edge is not None and edge[0] == "q_end":
+            return date(y, m0 + 2, 1), date(y, m0 + 2, month_last_day(y, m0 + 2)), "span", False
         return date(y, m0, 1), date(y, m0 + 2, month_last_day(y, m0 + 2)), "span", False
 
     if edge is not None and edge[0] in MONTH_EDGES:
@@ -405,7 +441,9 @@ def _time_of_day(p: Point, d: date, ctx: Ctx) -> Span | None:
         h0, h1, _ = POD[p.pod]
         start = datetime.combine(d, time(h0, 0), tz)
         end = datetime.combine(d, time(h1, 59, 59), tz)
-        return Span(start, end, "part_of_day")
+        anchor = POD_ANCHOR.get(p.pod)
+        at = None if anchor is None else datetime.combine(d, time(anchor, 0), tz)
+        return Span(start, end, "part_of_day", False, at)
     h = clock_hour(p)
     if h is None or not 0 <= h <= 24:
         return None

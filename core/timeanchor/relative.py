@@ -141,6 +141,8 @@ def this_span(n: float, unit: str, ctx: Ctx) -> Span | None:
     """这两天 / 这几天 / 这一周 / 这个月."""
     today, tz = ctx.today, ctx.tz
     if unit == "day":
+        if not ctx.future:  # 这两天完成的: yesterday and today, up to now
+            return Span(day_start(today - timedelta(days=max(0, round(n) - 1)), tz), ctx.now, "span")
         return Span(day_start(today, tz), day_end(today + timedelta(days=max(0, round(n) - 1)), tz), "span")
     if n == 1 and unit == "week":
         mon = monday_of(today)
