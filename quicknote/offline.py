@@ -3,13 +3,15 @@
 Title: the sentence minus
   1. the lead-in ("帮我记一下", "记一下", "记个", "提醒我", "添加待办：", "帮我加个任务", "别忘了",
      "待办：", "todo:"), and a priority label after it — one or more priority/size words, optionally
-     with "的事", before a separator ("很重要：", "不重要但很麻烦的事：", "简单的小事：") — or at the end
-     after a separator ("，不重要但很麻烦"); an offhand adverb at the head ("顺手/顺便/随手/抽空") is
+     with "的事", before a separator ("很重要：", "不重要但很麻烦的事：", "简单的小事：", "优先级低：",
+     "可做可不做：", "头等大事：") — or at the end after a separator ("，不重要但很麻烦", "，无关紧要");
+     an offhand adverb at the head ("顺手/顺便/随手/抽空") is
      a priority hint, not part of the task ("顺手把快递拿了" → "把快递拿了": a 把-sentence keeps the 了
      its bare verb needs);
   2. an urgency-threshold phrase ("提前一天提醒我", "周三开始要紧", see below);
   3. the time phrase — exactly the ``phrase`` ``core.timeanchor.resolve_time`` recognised, plus a
-     trailing "前/之前/以前" (kept in ``time_text``: "月底前") and a leading "在/于/到";
+     trailing "前/之前/以前" (kept in ``time_text``: "月底前") and a leading "在/于/到"; a due-word right
+     after it ("下周三截止的设计稿", "周五到期的还款") leaves the title with it (not kept in ``time_text``);
   4. a leading subject or modal ("我要", "我得", "需要", "要", "记得") and filler ("一下", "吧", "哦",
      "啊", "呀", trailing "了", "的事", "这件事", punctuation at either end).
   Nothing left → ``title`` None (the graph then asks a clarifying question).
@@ -85,7 +87,9 @@ _TRAIL_LEAD_RE = re.compile(
 # A priority/size word, optionally with a degree adverb ("很重要", "不太急", "简单", "小").
 _LABEL_WORD = (
     r"(?:很|非常|特别|超级|超|挺|比较|有点|有些|不太|不怎么|相当|巨)?"
-    r"(?:不重要|不紧急|不着急|不急|不要紧|不简单|不难|重要|紧急|着急|急|要紧|关键|简单|容易|小|麻烦|复杂|费劲|"
+    r"(?:优先级(?:比较|较|很|最)?[低高]|[低高]优先级|可做可不做|可有可无|无关紧要|无所谓|次要|头等大事|重中之重|"
+    r"十万火急|火烧眉毛|加急|慢慢来|不赶|"
+    r"不重要|不紧急|不着急|不急|不要紧|不简单|不难|重要|紧急|着急|急|要紧|关键|简单|容易|小|麻烦|复杂|费劲|"
     r"费事|难搞|难|顺手|随手|顺便|琐碎)"
 )
 # One or more of them joined ("不重要但很麻烦", "简单的小", "重要又紧急").
@@ -107,6 +111,7 @@ _FILLER_HEAD_RE = re.compile(
 _WHEN_FREE_RE = re.compile(r"(?:有空|有时间|闲)(?:的时候|时|了|再)|(?:等|趁)(?:有空|有时间|闲)")
 _PUNCT = " \t\r\n，,。.!！?？;；:：、~～…\"'“”‘’（）()【】[]<>《》"
 _BEFORE_SUFFIX_RE = re.compile(r"^(?:之前|以前|前)")
+_DUE_AFTER_TIME_RE = re.compile(r"(?:截止|到期|为止)(?:日期?)?(?:的(?=.)|[，,、\s]|$)")
 _PREPOSITION_TAIL_RE = re.compile(r"(?:在|于|到|截止到|截止|截至|最晚|最迟)$")
 _PRIORITY_TAIL_RE = re.compile(
     r"[，,。\s]*(?:很|非常|特别|挺|比较|超)?(?:重要|紧急|急|要紧|关键|不重要|不急|无所谓|顺手的事|小事|"
@@ -314,6 +319,10 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         if suffix and not re.search(r"(?:之前|以前|前)$", time_text):
             time_text += suffix.group(0)
             end += len(suffix.group(0))
+        due = _DUE_AFTER_TIME_RE.match(body[end:])
+        if due:
+            # "下周三截止的设计稿要交": the due-word belongs to the time phrase, not the title.
+            end += len(due.group(0))
         body = body[:idx] + "，" + body[end:]
         if not unclear:
             try:

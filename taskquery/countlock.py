@@ -9,9 +9,10 @@ with 两=2; 俩=2 and 仨=3 stand alone):
 
 * strong
   - ``top N`` / ``TOP3`` / ``first N`` (English, case-insensitive);
-  - ``前 N`` + classifier (个/条/件/项/样/只), or ``前 N`` + 名/位, or ``前 N`` at the end of a clause;
-  - a request verb (来/给/挑/选/拿/列/显示/看/推荐/找/抽/要/取/整/派/安排) + optional N + classifier
-    ("来个" = 1);
+  - ``前 N`` + classifier (个/条/件/项/样/只), or ``前 N`` + 名/位, or ``前 N`` at the end of a clause or
+    before 的 ("排名前五的任务");
+  - a request verb (来/给/挑/选/拿/列/显示/看/推荐/找/抽/要/派/弄/搞/捞/拣/瞅瞅/瞧瞧) + optional N +
+    classifier ("来个" = 1);
   - 俩 / 仨 after a request verb or on their own as a quantity ("来俩", "仨简单的").
 * weak
   - a bare ``N`` + classifier ("三条简单任务", "3个任务"), unless preceded by 第/有/是/这/那/哪/每/某/
@@ -21,7 +22,11 @@ Never a count: a classifier followed by a time unit ("前三个月", "两个小�
 a number followed by a time word without classifier ("前两天", "3天内", "下周3", "12月5日", "5号",
 "2026-12-15"), numberless quantities ("一些", "几个", "一点", "一下", "来点").
 
-Choosing among several: the earliest strong match wins; if there is none, the earliest weak match.
+Never a count either: "一个都不要漏" / "一条也别落下" (N + classifier + 都/也 + a negation) — a negated
+totality, read as "all".
+
+Choosing among several: the earliest strong match with a said number wins, then the implicit 1 of
+"来个/列个" ("列个前五" → 5); if there is no strong match, the earliest weak match.
 A range such as "两三个" / "三五条" locks its upper bound. "全部/所有/全都/都列出来/统统/all" set
 ``wants_all`` — but only when no explicit count was found (an explicit count always wins).
 """
@@ -56,14 +61,19 @@ _TIME_AFTER_CLS = (
     r"(?:[多半]*(?:月|小时|钟头|钟|星期|礼拜|周|工作日|季度|季|年|天|日|晚上|夜|早上|上午|下午|中午|白天|分钟|秒)"
     r"|人(?!物)|人的)"
 )
-_VERB = r"(?:随便挑|随便来|随机来|再来|再给|再挑|来|给我|给|挑|选|拿|列|显示|看看|看|推荐|找|抽|要)"
+_VERB = (
+    r"(?:随便挑|随便来|随机来|再来|再给|再挑|来|给我|给|挑|选|拿|列|显示|看看|看|推荐|找|抽|要|派|弄|搞|捞|拣|"
+    r"瞅瞅|瞧瞧)"
+)
+# "一个都不要漏" / "一条也别落下": a negated totality, not a count (it means "all").
+_NEGATED_TOTAL_AFTER = re.compile(r"\s*(?:都|也)\s*(?:不|别|没)")
 _BLOCK_BEFORE = ("第", "有", "是", "这", "那", "哪", "每", "某", "其中", "前")
 
 _STRONG_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?<![a-z])(?:top|first)\s*[-_#]?\s*(?P<n>[0-9]{1,3})(?![0-9])", re.IGNORECASE),
     re.compile(rf"前\s*(?P<n>{_NUM})\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
     re.compile(rf"前\s*(?P<n>{_NUM})\s*(?:名|位)"),
-    re.compile(rf"前\s*(?P<n>{_NUM})\s*(?=$|[，。,.!！?？、；;:：\s]|给我|看看|吧)"),
+    re.compile(rf"前\s*(?P<n>{_NUM})\s*(?=$|[，。,.!！?？、；;:：\s]|给我|看看|吧|的(?!{_TIME_AFTER_CLS}))"),
     re.compile(rf"{_VERB}\s*(?:我|咱)?\s*(?P<n>{_NUM})?\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
     re.compile(rf"{_VERB}\s*(?:我|咱)?\s*(?P<n>俩|仨)"),
 )
@@ -74,7 +84,7 @@ _WEAK_PATTERNS: tuple[re.Pattern[str], ...] = (
 )
 
 _ALL_RE = re.compile(
-    r"全部|所有|全都|都列出来|都列一下|都给我|都拿出来|都显示|统统|通通|一股脑|都有哪些|都有什么|都有啥|"
+    r"一(?:个|条|件|项)(?:都|也)(?:不要|不能|别|不)(?:漏|落|少|放过)|全部|所有|全都|都列出来|都列一下|都给我|都拿出来|都显示|统统|通通|一股脑|都有哪些|都有什么|都有啥|"
     r"(?<![a-z])all(?![a-z])|everything",
     re.IGNORECASE,
 )
@@ -129,21 +139,25 @@ def _blocked(text: str, start: int) -> bool:
 
 def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool) -> tuple[int, int, int, str] | None:
     """Earliest (start, end, count, phrase) over all patterns; ties go to the longer match."""
-    best: tuple[int, int, int, int, str] | None = None
+    best: tuple[int, int, int, int, int, str] | None = None
     for pat in patterns:
         for m in pat.finditer(text):
             tok = m.group("n")
             if weak and _blocked(text, m.start()):
                 continue
+            if _NEGATED_TOTAL_AFTER.match(text, m.end()):
+                continue
             n = 1 if tok is None else parse_cn_number(tok)
             if n is None or n <= 0:
                 continue
-            key = (m.start(), -(m.end() - m.start()), m.end(), n, m.group(0))
-            if best is None or key[:2] < best[:2]:
+            # A said number beats the implicit one of "来个"/"列个" ("列个前五" → 5).
+            implicit = 1 if tok is None else 0
+            key = (implicit, m.start(), -(m.end() - m.start()), m.end(), n, m.group(0))
+            if best is None or key[:3] < best[:3]:
                 best = key
     if best is None:
         return None
-    return best[0], best[2], best[3], best[4]
+    return best[1], best[3], best[4], best[5]
 
 
 def extract_count(text: str) -> CountLock:

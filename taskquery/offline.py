@@ -7,12 +7,16 @@ Rules, in the order they are applied:
 * **quadrants** (groups: 1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要; negation-aware, so
   "不重要" is never read as "重要"):
   - "第N象限" → [N];
-  - not important ("不重要/优先级低/无关紧要/次要"): + hard ("不简单/麻烦/复杂") → [4]; + easy → [3];
+  - not important ("不重要/优先级低/无关紧要/次要/可做可不做/做不做都行/没用的/没意义的"): + hard
+    ("不简单/麻烦/复杂/难", a bare 难 but not 难道/难度/为难…) → [4]; + easy → [3];
     + urgent → [3] (4 is promoted to 3 when urgent); + not urgent → [4]; alone → [3, 4];
-  - important ("重要/关键/重点/优先级高/必须/务必"): + urgent → [1]; + not urgent → [2]; alone → [1, 2];
+  - important ("重要/关键/重点/优先级高/必须/务必/要命/重中之重/头等大事/优先处理"): + urgent → [1];
+    + not urgent → [2]; alone → [1, 2];
   - urgent alone ("紧急/急/马上/尽快") → [1] ([3] when also "简单");
-  - not urgent alone ("不急/不紧急") → [2, 4] (the non-promoted group of each pair);
-  - easy ("简单/轻松/容易/小事/顺手") → [3]; explicitly "不简单/不容易" → [4];
+  - not urgent alone ("不急/不紧急/缓缓/往后推/拖一拖/不紧不慢") → [2, 4] (the non-promoted group of each
+    pair);
+  - easy ("简单/轻松/容易/小事/顺手/不费脑/不用动脑/没啥难度/鸡毛蒜皮/零碎/五分钟能搞定") → [3];
+    explicitly "不简单/不容易" → [4];
   - free time ("我很闲/有空/无聊/给我点事做/打发时间") → [3, 4];
   - anything else (including time-only questions such as "这周要交什么") → None (all groups).
 * **time** — ``time_text`` is the exact phrase ``core.timeanchor.resolve_time`` recognises in the
@@ -112,13 +116,29 @@ def _has_negated(text: str, word: str) -> bool:
 
 
 _UNIMPORTANT_RE = re.compile(
-    r"无关紧要|不要紧|次要|无所谓|可有可无|优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高|不关键|不急不重要"
+    r"无关紧要|不要紧|次要|无所谓|可有可无|优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高|不关键|不急不重要|"
+    r"可(?:以)?做可(?:以)?不做|做不做都(?:行|可以|成|无所谓)|不做也(?:行|可以|没(?:关系|事|啥)|无所谓)|无关痛痒|"
+    r"意义不大|用处不大|"
+    # "没用/没意义" only about the task itself ("麻烦又没用的任务"), not in a title ("删掉没用的文件").
+    r"(?:没(?:啥|什么)?|无)(?:用|意义|价值)(?:的)?(?=任务|事情?|活儿?|待办|$|[，,。？?！!])"
 )
-_IMPORTANT_RE = re.compile(r"重点|优先级(?:比较|较|很|最)?高|高优先级|务必|必须|一定要|千万|非做不可|核心")
+_IMPORTANT_RE = re.compile(
+    r"重点|优先级(?:比较|较|很|最)?高|高优先级|务必|必须|一定要|千万|非做不可|核心|(?<!得)要命|头等大事|重中之重|"
+    r"优先(?:处理|做|办|完成|搞定)|首要"
+)
 _URGENT_RE = re.compile(r"马上|尽快|立刻|立即|赶紧|火速|加急|刻不容缓|迫在眉睫|火烧眉毛|asap|ASAP|十万火急|当务之急")
-_NOT_URGENT_RE = re.compile(r"慢慢来|有空再|不赶时间|不赶")
-_EASY_RE = re.compile(r"轻松|省事|不费劲|不难|小事|琐事|杂事|顺手|随手|顺便|举手之劳|几分钟|简简单单")
-_HARD_RE = re.compile(r"复杂|麻烦|费劲|费时|棘手|有难度|困难|难搞|难做|难办|比较难|很难|烦人|耗时")
+_NOT_URGENT_RE = re.compile(
+    r"慢慢来|慢慢做|有空再|不赶时间|不赶|缓(?:一)?缓|可以缓|往后(?:推|放|拖|挪)|(?:可以|能)(?:往后)?(?:拖|推迟|延后)|"
+    r"拖一拖|不紧不慢|不慌"
+)
+_EASY_RE = re.compile(
+    r"轻松|省事|不费劲|不难|小事|琐事|杂事|顺手|随手|顺便|举手之劳|几分钟|简简单单|不费脑|不(?:用|需要)?动脑|不烧脑|"
+    r"无脑|没(?:啥|什么|有)?难度|难度(?:不大|很低|低)|鸡毛蒜皮|分分钟|小活|杂活|零活|零碎|碎片时间|小任务|"
+    r"[一二两三四五十几\d]+分钟(?:就|能|可以|内)?(?:就能|能|可以)?(?:搞定|做完|完成|弄完|干完|解决)"
+)
+_HARD_RE = re.compile(r"复杂|麻烦|费劲|费时|棘手|有难度|困难|难搞|难做|难办|比较难|很难|烦人|耗时|烧脑|费脑(?!子)")
+# "难" on its own ("难但不重要", "有点难的"), not inside another word (难道, 难过, 难度, 为难, 灾难…).
+_HARD_CHAR_RE = re.compile(r"(?<![为灾苦艰患危责非困刁])难(?![道过免得受怪忘看听吃闻堪度题以住倒民])")
 _FREE_RE = re.compile(
     r"很闲|好闲|挺闲|闲着|闲下来|闲得|有空|有点空|空下来|无聊|没事做|没事干|没事可做|给我点事|找点事|打发时间|"
     r"摸鱼|空闲|有时间"
@@ -176,11 +196,17 @@ def priority_signals(text: str) -> PrioritySignals:
     urgent = _urgent_plain(t) or bool(_URGENT_RE.search(t))
     not_urgent = _urgent_negated(t) or bool(_NOT_URGENT_RE.search(t))
     easy = _has_plain(t, "简单") or (_has_plain(t, "容易") and not _has_negated(t, "容易")) or bool(_EASY_RE.search(t))
-    hard = _has_negated(t, "简单") or _has_negated(t, "容易") or bool(_HARD_RE.search(t))
+    hard = (
+        _has_negated(t, "简单")
+        or _has_negated(t, "容易")
+        or bool(_HARD_RE.search(t))
+        or any(not _negated_at(t, m.start()) for m in _HARD_CHAR_RE.finditer(t))
+    )
     if _has_negated(t, "简单") and not _has_plain(t, "简单"):
         easy = bool(_EASY_RE.search(t))
-    if "不难" in t or "不费劲" in t:
-        hard = bool(_HARD_RE.search(t.replace("不难", "").replace("不费劲", ""))) or _has_negated(t, "简单")
+    if "不难" in t or "不费劲" in t or "不费脑" in t:
+        rest = t.replace("不难", "").replace("不费劲", "").replace("不费脑", "")
+        hard = bool(_HARD_RE.search(rest)) or bool(_HARD_CHAR_RE.search(rest)) or _has_negated(t, "简单")
     explicit: int | None = None
     m = _QUADRANT_RE.search(t)
     if m:

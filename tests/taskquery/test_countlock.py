@@ -58,6 +58,14 @@ LOCKED: list[tuple[str, int]] = [
     # an explicit count beats "all"
     ("所有任务里挑3个", 3),
     ("二十个", 20),
+    # a said number beats the implicit one of "来个/列个"
+    ("列个前五", 5),
+    ("来个top3", 3),
+    # 前N + 的 ("排名前五的任务")
+    ("排名前五的任务", 5),
+    ("前十的任务", 10),
+    ("派个活给我", 1),
+    ("瞅瞅前三个", 3),
 ]
 
 NOT_LOCKED: list[str] = [
@@ -102,6 +110,8 @@ NOT_LOCKED: list[str] = [
     "十几个",
     "整个项目的任务",
     "下午3点的会",
+    "前两天的",
+    "一个都没做完的",
     "",
 ]
 
@@ -113,6 +123,8 @@ ALL: list[str] = [
     "show all tasks",
     "统统列出来",
     "全部的重要任务",
+    "一个都不要漏",
+    "一条也别落下",
 ]
 
 
