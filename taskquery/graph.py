@@ -71,7 +71,8 @@ class ToolQuery(BaseNode[QueryState, QueryDeps, str]):
                 await steps.broaden(state, turn)
                 assert state.page is not None
                 span.done(
-                    f"放宽了 {'、'.join(state.broadened) or '无可放宽'}，匹配 {state.page.total} 条",
+                    f"放宽为{'、'.join(steps.BROADENED_LABELS[b] for b in state.broadened) or '（无可放宽）'}，"
+                    f"匹配 {state.page.total} 条",
                     broadened=state.broadened,
                     total=state.page.total,
                 )

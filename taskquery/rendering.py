@@ -33,7 +33,7 @@ def clean_prefix(candidate: str | None, titles: list[str]) -> str | None:
 def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None) -> str:
     facts = [group_label(task.effective_group)]
     if task.promoted:
-        facts[0] += "（临近截止，已提前）"
+        facts.append(f"临近截止，由「{group_label(task.priority_group)}」提前")
     if task.is_completed:
         facts.append("已完成")
     if task.deadline_at is not None:

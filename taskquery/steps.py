@@ -220,7 +220,7 @@ async def broaden(state: QueryState, turn: Turn) -> None:
 # --- reflect ----------------------------------------------------------------------------------
 
 
-_BROADENED_LABELS = {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"}
+BROADENED_LABELS = {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"}
 
 
 def default_prefix(state: QueryState) -> str:
@@ -231,7 +231,7 @@ def default_prefix(state: QueryState) -> str:
     if not page.items:
         return "没有更多了。"
     if state.broadened:
-        relaxed = "、".join(_BROADENED_LABELS.get(name, name) for name in state.broadened)
+        relaxed = "、".join(BROADENED_LABELS.get(name, name) for name in state.broadened)
         return f"没有完全符合的，放宽条件（{relaxed}）后找到这些："
     if state.lock.explicit == 1:
         return "给你挑了一个："

@@ -399,7 +399,10 @@ def test_render_list_continues_numbering_after_an_offset() -> None:
 
 def test_task_line_facts() -> None:
     promoted = row("审阅合同", 2, "2026-12-10 17:00", effective=1)
-    assert task_line(1, promoted, TZ) == "1. 审阅合同（重要且紧急（临近截止，已提前）；截止 12月10日 周四 17:00）"
+    assert (
+        task_line(1, promoted, TZ)
+        == "1. 审阅合同（重要且紧急；临近截止，由「重要不紧急」提前；截止 12月10日 周四 17:00）"
+    )
     done = row("洗车", 3, None, completed=True)
     assert task_line(2, done, TZ) == "2. 洗车（简单不重要；已完成）"
     next_year = row("清理扫描件", 4, "2027-01-05 10:00")

@@ -212,7 +212,7 @@ def shows_year(answer: Any) -> None:
 def promoted_marked(title: str) -> Callable[[Any], None]:
     def check(answer: Any) -> None:
         (line,) = [x for x in list_lines(answer.content) if x.title == title]
-        assert "已提前" in line.facts
+        assert "临近截止，由「" in line.facts and "」提前" in line.facts
 
     return check
 
