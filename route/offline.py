@@ -7,8 +7,15 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    "summarize") → chat (0.95). Client auxiliary requests are normally caught before routing; this is a
    second line of defence so a quoted "帮我记一下…" never becomes a task.
 2. **"How do I …" questions** ("怎么/如何/为什么/什么是/讲讲/介绍一下…" without "我的任务") → chat (0.85).
+1b. **English** (a message without CJK characters): "remind me to…", "add a task…", "note: …", "todo: …",
+   "don't forget to…" → quick_note_create (0.9); general questions and requests ("how do I…", "what is a…",
+   "tell me a joke", "write…", "recommend…") without "my" → chat (0.85); questions about one's tasks
+   ("my tasks", "top 3 tasks", "give me 5 tasks", "what's due…", "anything due…", "tasks for tomorrow",
+   "what did I finish…", "what do I have to do today", "show me my…", "list my…") → task_query (0.85).
+   Anything else falls through to the rules below (and usually ends as chat).
 3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/添加待办/加个任务/新建任务/别忘了/
-   "待办：…"/"todo:" → quick_note_create (0.92), even with no content ("帮我记一下": the quick-note
+   "待办：…"/"todo:"/"帮我记：…" (记 + a colon or comma), and a leading "(要/一定要)记得 + the task" that is
+   not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay chat) → quick_note_create (0.92), even with no content ("帮我记一下": the quick-note
    graph asks what to record). If the sentence is also plainly a question about tasks ("提醒我明天有什么
    任务") → task_query (0.7).
 4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢" when the history shows a task
@@ -29,7 +36,14 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    about you/him/her); "what first / next" ("我该先做哪个", "现在该干啥", "给我排一下今天的优先级");
    "安排/规划一下 + a time" ("帮我安排一下明天"); a time + an agenda noun ("12月10号之后的安排",
    "帮我查查下个月的计划", "明天的日程") unless it asks to make a plan ("帮我制定一个明天的计划");
-   task-list nouns ("任务清单", "待办列表", "我的todo") → task_query (0.75–0.85). A task noun about
+   a time + a meeting noun phrase ("下周二下午三点的会") or "开什么会"; a time + "新建的/加的" ("上个月新建的");
+   "等一下/待会儿要干嘛" (like "接下来做什么"); priority words before 急事/小事/难事 ("重要的急事");
+   task-list nouns ("任务清单", "待办列表", "我的todo") → task_query (0.75–0.85).
+   **Bare count requests** — an explicit count with nothing else but request words and a time ("先列三个",
+   "取前五个", "来一个就好", "整一个", "今天的前三条", "给我5条，3天内的") → task_query (0.7): in a task app
+   "list / give me N" asks for tasks, and after a task list it is a follow-up. Anything else in the
+   sentence keeps it chat ("来一个笑话", "讲三个故事"); "再来两个" without query history stays chat.
+   Dates the time resolver rejects (e.g. "2月29日" in a non-leap year) still count as "a time was said". A task noun about
    software or methods ("有什么好用的待办软件") and purpose questions ("…才能…") stay chat.
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
    quick_note_create (0.7); a leading priority label does not hide the verb and makes it more note-like
@@ -85,12 +99,19 @@ _IDENTITY_RE = re.compile(r"你是谁|你叫什么|你的名字|你能做什么|
 _NOTE_MARKER_RE = re.compile(
     r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|(?<!的)记录(?!的)|记上|"
     r"备忘一下|备忘)|"
-    r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|^记得|"
+    r"(?:^|帮我|帮忙|给我|请|麻烦你?|替我)记(?=[:：，,]|$)|"
+    r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|"
     r"(?:添加|新增|新建|创建|加|建|加一个|建一个|添加一个|新建一个|创建一个)(?:个)?(?:待办|任务|提醒|日程|todo)|"
     r"别忘了|不要忘了|别让我忘了|"
     r"^(?:待办|todo|TODO|备忘|提醒)\s*[:：]"
 )
-_NOTE_NOT_ACTION_RE = re.compile(r"(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情")
+# "(要)记得 + the task" is a note; "记得吗", "你还记得…吗" are questions about memory, i.e. chat.
+_REMEMBER_RE = re.compile(
+    r"^(?:要|一定要|千万要?|务必|请|得|还要|你要)?记得(?!吗|么|嘛|不|没|住|我|你|他|她|它|那|这|当|以前|小时候|上次|之前)"
+)
+_NOTE_NOT_ACTION_RE = re.compile(
+    r"怎么(?:读|念|写|说|拼|发音)[吗呢啊]?[?？]?$|(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
+)
 _QUESTION_RE = re.compile(
     r"有什么|有哪些|有啥|有没有|哪些|哪个|哪件|哪一个|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
 )
@@ -133,12 +154,12 @@ _BUSY_ASK_RE = re.compile(
 _MEETING_ASK_RE = re.compile(
     r"有(?:没有)?(?:几个|几场)?(?:会|会议)(?:吗|么|嘛|没|不|没有)?[?？]?$|有(?:几个|几场)(?:会|会议)|"
     r"(?:会议|例会|周会|晨会|早会|(?:的|个|场)会).{0,4}(?:几点|什么时候|哪天|在哪|是哪)|几点(?:开会|的会)|什么时候开会|"
-    r"(?:要不要|用不用|有没有|需不需要)开(?:个)?会|开不开会"
+    r"(?:要不要|用不用|有没有|需不需要)开(?:个)?会|开不开会|开(?:什么|啥|哪个|哪些|几个|几场)(?:会|会议)"
 )
 # "What should I do first / next?"
 _NEXT_ASK_RE = re.compile(
     r"先(?:做|干|弄|搞|处理|忙|办)(?:哪个|哪件|哪一个|哪一件|什么|啥|哪些)|"
-    r"(?:接下来|下一步|然后|现在|目前)(?:我)?(?:该|要|应该|可以)?(?:先)?(?:做|干|弄|忙|搞)(?:点)?(?:什么|啥|哪个|嘛)|"
+    r"(?:接下来|下一步|然后|现在|目前|等一下|等一会儿?|等会儿?|待会儿?|一会儿?|回头|晚点|稍后)(?:我)?(?:该|要|应该|可以)?(?:先)?(?:做|干|弄|忙|搞)(?:点)?(?:什么|啥|哪个|嘛)|"
     r"(?:我)?(?:该|应该)(?:先)?(?:做|干|忙)(?:点)?(?:什么|啥|哪个)|"
     r"(?:排|排序|排列)(?:一下|下)?[^，,。]{0,6}优先级|按优先级排"
 )
@@ -166,7 +187,9 @@ _IMPERATIVE_Q_RE = re.compile(r"哪|怎|谁|几|多少|吗|[?？]|好不好|行�
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
 )
-_REQUEST_ONE_RE = re.compile(r"(?:来|给我|挑|选|推荐|随便挑|找|整|弄|搞)[一两三四五六七八九十\d]*(?:个|条|件|点)")
+_REQUEST_ONE_RE = re.compile(
+    r"(?:来|给我|挑|选|推荐|随便挑|找|整|弄|搞|派|分|安排)(?:我|给我)?[一两三四五六七八九十\d]*(?:个|条|件|点)"
+)
 
 _FOLLOWUP_RE = re.compile(
     r"^(?:那|那么|好的?|嗯|ok|行)?[，, ]*(?:"
@@ -201,7 +224,9 @@ _DID_RE = re.compile(
     r"(?:得|要|该|需要|必须)(?:搞定|做完|完成|处理|交|弄完|干完)(?:哪些|什么|啥|几件|多少)"
 )
 _ENDS_DE_RE = re.compile(r"的[吗呢啊呀]?[?？]?$")
-_PRIORITY_NP_RE = re.compile(r"的(?:事|事情|事儿|活|活儿|任务|东西|待办|那些|那几个|那几件)[吗呢啊呀]?[?？]?$")
+_PRIORITY_NP_RE = re.compile(
+    r"的(?:急|难|小|大|正|要紧)?(?:事|事情|事儿|活|活儿|任务|东西|待办|那些|那几个|那几件)[吗呢啊呀]?[?？]?$"
+)
 _ASK_EVENT_RE = re.compile(
     r"(?:有什么|有啥|有哪些|有没有|有几个|还有)(?:.{0,2})(?:会议|会|计划|提醒|约会|约|活动|课|考试|面试|ddl|事)"
 )
@@ -214,7 +239,74 @@ _LABEL_HEAD_RE = re.compile(
     r"(?:(?:但是|但|而且|又|且|、)?(?:很|非常|特别|挺|比较|有点)?(?:不重要|不紧急|不急|重要|紧急|急|要紧|简单|麻烦))*"
     r"(?:的?(?:事情|事|任务|待办))?)[:：,，]"
 )
+# A time + "的会/的例会…" noun phrase ("下周二下午三点的会"): the user's meetings then.
+_MEETING_NP_RE = re.compile(r"^的(?:会|会议|例会|周会|晨会|早会|约会|课|考试|面试)(?:呢|吗|啊|呀)?[?？]?$")
+# Tasks created or noted in some period ("上个月新建的", "刚才记的那些"); not "谁新建的".
+_CREATED_NP_RE = re.compile(
+    r"(?:新建|新增|新加|创建|添加|加上|加|建|记下|记)(?:了)?的(?:任务|待办|事|事情|那些|那几个|那几条)?(?:呢|吗|啊|呀)?[?？]?$"
+)
+# Time-phrase fallback for dates the resolver rejects ("2月29日" in a non-leap year): enough to tell
+# "a time was said".
+_DATE_HINT_RE = re.compile(
+    r"(?:\d{2,4}年)?\d{1,2}月\d{1,2}[日号]?|(?:\d{2,4}年)?[一二三四五六七八九十]{1,2}月[一二三四五六七八九十]{1,3}[日号]"
+)
+# Words that may surround an explicit count in a bare count request ("先列三个", "来一个就好").
+_COUNT_REQUEST_FILLER_RE = re.compile(
+    r"就好了?|就行了?|就够了?|即可|就可以了?|先|只|列出来|列出|列|看看|看|取|拿|挑|选|整|来|派|显示|出来|条|个|件|任务"
+)
 _MODAL_RE = re.compile(r"^(?:我|咱|我们)?(?:要|得|需要|必须|该|应该|记得|准备|打算|计划)")
+
+
+# --- a small English layer (messages without CJK characters) ------------------------------------
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+_EN_NOTE_RE = re.compile(
+    r"\bremind me (?:to|about|that|at|on|tomorrow|tonight|next|this)\b|"
+    r"^(?:please |pls |can you |could you )?(?:add|create|make|new|set(?: up)?)(?: me)? (?:a |an |one )?(?:new )?"
+    r"(?:task|todo|to-do|reminder|note)\b|"
+    r"^(?:note|todo|to-do|task|reminder)\s*[:：]|"
+    r"^(?:please )?(?:note down|jot down|write down|remember to|make a note)\b|"
+    r"^don'?t (?:let me )?forget (?:to|about)\b"
+)
+_EN_TASK_NOUN = r"(?:tasks?|todos?|to-dos?|to do list|to-do list|deadlines?|assignments?|agenda|schedule|reminders)"
+_EN_TIME = (
+    r"(?:today|tonight|tomorrow|yesterday|this (?:week|weekend|month|morning|afternoon|evening)|"
+    r"next (?:week|month|monday|tuesday|wednesday|thursday|friday|saturday|sunday)|last (?:week|month)|"
+    r"(?:on |by |before |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|weekend|"
+    r"end of (?:the )?(?:week|month)|overdue|now)"
+)
+_EN_QUERY_RE = re.compile(
+    rf"\bmy (?:open |pending |remaining |upcoming |overdue |urgent |important )?{_EN_TASK_NOUN}\b|"
+    rf"\b(?:top|first)\s*\d+\b.*\b{_EN_TASK_NOUN}\b|\b(?:give|show|list|get) me\b.*\b{_EN_TASK_NOUN}\b|"
+    rf"\b(?:\d+|a few|some|all|any|which|what|how many|overdue|urgent|important|easy|open|pending) {_EN_TASK_NOUN}\b|"
+    rf"^{_EN_TASK_NOUN} (?:for|due|on|this|next|today|tomorrow|by|before)\b|"
+    rf"\b(?:what'?s|what is|what are|anything|something|is anything|what do i have) (?:\w+ )?due\b|"
+    rf"\bdue (?:today|tomorrow|tonight|this|next|by|before|on|soon)\b|"
+    rf"\bwhat (?:did|have) i (?:finish|finished|complete|completed|accomplish|accomplished|get done|got done)\b|"
+    rf"\bwhat (?:did|have) i (?:do|done) {_EN_TIME}\b|"
+    rf"\bwhat (?:do|should|must) i (?:still )?(?:have to |need to )?(?:do|work on|finish)(?: {_EN_TIME}| first| next)?\s*\??$|"
+    rf"\bwhat'?s (?:on )?my (?:plate|agenda|schedule|list)\b|\bam i (?:busy|free) {_EN_TIME}\b|"
+    rf"\b(?:show|list|give) me (?:my |what|everything|all|\d+)\b|\blist my\b|"
+    rf"\b(?:show|list) (?:\w+ )?{_EN_TIME}\b"
+)
+
+
+# General questions and requests to the assistant ("how do I…", "what is…", "tell me a joke").
+_EN_GENERAL = (
+    r"^(?:how (?:do|can|should|to|does|is|are)|why|what (?:is|are) (?:a|an|the)\b|what'?s (?:a|an)\b|explain|"
+    r"tell me (?:a|an|about)|write|recommend|suggest|translate|define)\b"
+)
+
+
+def _route_english(text: str) -> tuple[str, float, str] | None:
+    """English messages: notes ("remind me to…", "todo: …") and questions about one's tasks; None = chat."""
+    low = re.sub(r"\s+", " ", text.lower().replace("\u2019", "'")).strip()
+    if _EN_NOTE_RE.search(low) and not re.match(r"^(?:how|why|what is|what's a)\b", low):
+        return NOTE, 0.9, "英文：明确要求记下/提醒"
+    if re.match(_EN_GENERAL, low) and not re.search(r"\bmy\b", low):
+        return CHAT, 0.85, "英文：一般性的提问或请求"
+    if _EN_QUERY_RE.search(low) and not re.match(r"^(?:how (?:do|can|should|to)|why)\b", low):
+        return QUERY, 0.85, "英文：询问自己的任务"
+    return None
 
 
 def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
@@ -223,7 +315,11 @@ def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
     except Exception:
         win = None
     if win is None or not win.phrase or win.phrase not in text:
-        return text, False
+        hint = _DATE_HINT_RE.search(text)
+        if hint is None:
+            return text, False
+        rest = text[: hint.start()] + text[hint.end() :]
+        return rest.strip(" ，,。"), True
     rest = text.replace(win.phrase, "", 1)
     rest = re.sub(r"^[\s，,。]*(?:之前|以前|前|的时候|时)?", "", rest)
     return rest.strip(" ，,。"), True
@@ -257,8 +353,16 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
     if _IDENTITY_RE.search(compact):
         return CHAT, 0.92, "关于助手本身的问题"
 
+    if not _CJK_RE.search(text):
+        english = _route_english(text)
+        if english is not None:
+            return english
+
     howto = bool(_HOWTO_RE.search(compact)) and not _MY_TASKS_RE.search(compact)
-    note_marker = bool(_NOTE_MARKER_RE.search(compact)) and not _NOTE_NOT_ACTION_RE.search(compact)
+    note_marker = (
+        bool(_NOTE_MARKER_RE.search(compact))
+        or (bool(_REMEMBER_RE.search(compact)) and not _IMPERATIVE_Q_RE.search(compact))
+    ) and not _NOTE_NOT_ACTION_RE.search(compact)
     lock = extract_count(compact)
     has_task_noun = bool(_TASK_NOUN_RE.search(compact))
     has_list_verb = bool(_LIST_VERB_RE.search(compact))
@@ -328,7 +432,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.88, "问某个时间要交/要做的事"
     if _DUE_NP_RE.search(compact):
         return QUERY, 0.8, "要交/要做/到期的东西"
-    if has_time and _WH_TAIL_RE.search(compact):
+    if has_time and _WH_TAIL_RE.search(compact) and not _YOU_RE.search(compact):
         return QUERY, 0.75, "问某个时间的安排"
     if _DUE_RE.search(compact) and re.search(r"什么|哪些|啥", compact):
         return QUERY, 0.8, "问要交/要做的事"
@@ -365,9 +469,14 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         and (has_list_verb or len(_FILLER_RE.sub("", _AGENDA_END_RE.sub("", rest))) <= 2)
     ):
         return QUERY, 0.75, "某个时间的安排/计划"
+    if has_time and (_MEETING_NP_RE.search(rest) or _CREATED_NP_RE.search(rest)) and not _YOU_RE.search(compact):
+        return QUERY, 0.8, "某个时间的会议或新建的任务"
     if lock.explicit is not None and lock.phrase and not re.match(r"^(?:再|还)", compact):
-        leftover = compact.replace(lock.phrase, "", 1)
-        if len(_FILLER_RE.sub("", leftover)) == 0:
+        # A bare count request ("先列三个", "今天的前三条", "给我5条，3天内的"): in a task app "list /
+        # give me N" asks for tasks; after a task list it is a follow-up.
+        leftover = rest.replace(lock.phrase, "", 1) if lock.phrase in rest else compact.replace(lock.phrase, "", 1)
+        leftover = _COUNT_REQUEST_FILLER_RE.sub("", _FILLER_RE.sub("", leftover))
+        if len(leftover) == 0:
             return QUERY, 0.7, "只说了条数，按要任务处理"
 
     # --- bare imperatives (note-ish) ---

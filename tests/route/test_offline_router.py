@@ -462,3 +462,124 @@ def test_probe_actions(message: str, action: str) -> None:
     assert got == action, reason
     if action == "quick_note_create":
         assert confidence >= NOTE_THRESHOLD
+
+
+# --- formerly misrouted (all went to chat) and their neighbours ------------------------------------
+
+FORMER_MISROUTES: list[tuple[str, str]] = [
+    # bare count requests: in a task app "list / give me N" asks for tasks
+    ("给我列前十", "task_query"),
+    ("先看前五个", "task_query"),
+    ("今天的前三条", "task_query"),
+    ("给我5条，3天内的", "task_query"),
+    ("整一个", "task_query"),
+    ("先列三个", "task_query"),
+    ("取前五个", "task_query"),
+    ("来一个就好", "task_query"),
+    ("派个活给我", "task_query"),
+    ("重要的急事", "task_query"),
+    # meetings, dates, created, "in a moment"
+    ("明天早上9点半开什么会", "task_query"),
+    ("下周二下午三点的会", "task_query"),
+    ("2月29日有什么", "task_query"),
+    ("上个月新建的", "task_query"),
+    ("等一下要干嘛", "task_query"),
+    # English
+    ("top3 tasks this week", "task_query"),
+    ("give me 5 tasks", "task_query"),
+    ("what's due by next Friday", "task_query"),
+    ("anything due this weekend", "task_query"),
+    ("tasks for tomorrow morning", "task_query"),
+    ("what did I finish yesterday", "task_query"),
+    # notes
+    ("要记得明晚8点给妈妈打电话", "quick_note_create"),
+    ("要记得下周一早上9点半开例会", "quick_note_create"),
+    ("帮我记：这个月底之前交年假申请", "quick_note_create"),
+    ("你还记得我说过什么吗", "chat"),
+]
+
+NEIGHBOURS: list[tuple[str, str]] = [
+    ("给我列前五", "task_query"),
+    ("先看前三个", "task_query"),
+    ("明天的前两条", "task_query"),
+    ("只要三个就行", "task_query"),
+    ("来两个吧", "task_query"),
+    ("挑一个就好", "task_query"),
+    ("派两个活给我", "task_query"),
+    ("分我一件事做", "task_query"),
+    ("紧急的小事", "task_query"),
+    ("重要的难事", "task_query"),
+    ("周三上午十点开什么会", "task_query"),
+    ("明天下午的会呢", "task_query"),
+    ("3月15日有什么", "task_query"),
+    ("这周新建的", "task_query"),
+    ("昨天刚加的那些", "task_query"),
+    ("待会儿要干啥", "task_query"),
+    ("一会儿该做什么", "task_query"),
+    ("记得明早8点吃药", "quick_note_create"),
+    ("一定要记得周五交房租", "quick_note_create"),
+    ("帮我记，下周三体检", "quick_note_create"),
+    ("记：明天买牛奶", "quick_note_create"),
+    # English notes and queries
+    ("remind me to call mom tomorrow at 8pm", "quick_note_create"),
+    ("add a task: renew passport", "quick_note_create"),
+    ("todo: buy milk", "quick_note_create"),
+    ("note: dentist on Friday 3pm", "quick_note_create"),
+    ("can you remind me to submit the report by Friday", "quick_note_create"),
+    ("don't forget to pay rent", "quick_note_create"),
+    ("what are my tasks today", "task_query"),
+    ("show me my todos", "task_query"),
+    ("list my tasks for next week", "task_query"),
+    ("any tasks due tomorrow", "task_query"),
+    ("what's due today", "task_query"),
+    ("top 5 urgent tasks", "task_query"),
+    ("what did I complete last week", "task_query"),
+    ("what do I have to do today", "task_query"),
+    ("overdue tasks", "task_query"),
+    ("what's on my plate this week", "task_query"),
+    # look-alikes that stay chat
+    ("来一个笑话", "chat"),
+    ("讲三个故事", "chat"),
+    ("前三名是谁", "chat"),
+    ("给我三分钟", "chat"),
+    ("你还记得我吗", "chat"),
+    ("记得吗", "chat"),
+    ("记得你说过的话", "chat"),
+    ("我记得明天放假", "chat"),
+    ("帮我记住这个单词怎么读", "chat"),
+    ("这是谁新建的", "chat"),
+    ("明天会下雨吗", "chat"),
+    ("会议纪要怎么写", "chat"),
+    ("等一下", "chat"),
+    ("等一下你要干嘛", "chat"),
+    ("重要的事说三遍", "chat"),
+    ("日记：今天很开心", "chat"),
+    ("hello", "chat"),
+    ("thanks!", "chat"),
+    ("good morning", "chat"),
+    ("how do I make a to-do list", "chat"),
+    ("what is a task manager", "chat"),
+    ("tell me a joke", "chat"),
+    ("write a poem about spring", "chat"),
+    ("what's the weather tomorrow", "chat"),
+    ("recommend a good book", "chat"),
+    ("what did I say earlier?", "chat"),
+    ("how to manage deadlines", "chat"),
+    ("remind me what we talked about", "chat"),
+    ("show me a picture of a cat", "chat"),
+    ("what should I do if my cat is sick", "chat"),
+]
+
+
+@pytest.mark.parametrize(("message", "action"), FORMER_MISROUTES + NEIGHBOURS)
+def test_former_misroutes_and_neighbours(message: str, action: str) -> None:
+    got, confidence, reason = offline_route(message, [])
+    assert got == action, reason
+    if action == "quick_note_create":
+        assert confidence >= NOTE_THRESHOLD
+
+
+@pytest.mark.parametrize("message", ["整一个", "先列三个", "取前五个", "来一个就好", "前十"])
+def test_count_only_requests_are_queries_with_or_without_history(message: str) -> None:
+    assert offline_route(message, [])[0] == "task_query"
+    assert offline_route(message, QUERY_HISTORY)[0] == "task_query"
