@@ -6,6 +6,22 @@
 >>> w = resolve_time("下周三之前要交的", now)
 >>> (w.start.isoformat(), w.end.isoformat(), w.phrase)
 ('2026-11-30T10:00:00+08:00', '2026-12-09T23:59:59+08:00', '下周三之前')
+
+Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span):
+
+* work-day moments, read as a clock time the user did not say: 上班 09:00, 下班 18:00, 睡/睡觉 23:00.
+  "X前" → [now, X] (deadline X: "下班前" → 18:00); "X后" → [X, 23:59:59 that day] (deadline
+  23:59:59). Bare, today's, or tomorrow's once it has passed; "下班后" said after 18:00 → [now,
+  23:59:59]. Only with 前/后 right after them ("下班了吗", "午睡前", "睡前故事" are not times).
+* N天/周/个月/季度/年内 → [now, end of the day N units ahead] ("一年内" on 2026-11-30 10:00 →
+  2027-11-30 23:59:59; "半年内" = 6 months, "一个季度内" = 3 months); 年内/今年内 is the rest of
+  this year.
+* 过两天 / 过几天 / 过两周 (a vague count: 两/俩/几, 几 = 3) → [now, end of the day that far ahead];
+  an exact count ("再过三天", "过3天", "再过半小时") → that day / that moment, like "三天后".
+* "later today" — 一会儿, 过一会儿, 待会儿, 等会儿, 等一下, 等下, 稍后, 稍晚, 晚点, 晚些时候 → [now,
+  max(end of today, now + 2 h)], no clock, so a quick note's deadline is the window's end.
+* no commitment — 改天, 回头, 过阵子, 过段时间, 有空的时候, 以后 → None: no window, no deadline; a quick
+  note keeps the words in its title.
 """
 
 from .resolve import resolve_time

@@ -6,7 +6,7 @@ from .context import Ctx
 from .english import month_day, weekday_index
 from .numerals import adjacent_pair, to_int, two_digit_year
 from .patterns import Token
-from .point import Point
+from .point import MOMENTS, Point
 from .relative import quantity
 
 _YEAR_OFF = {"大前": -3, "前": -2, "去": -1, "上": -1, "上一": -1, "今": 0, "本": 0, "同": 0, "当": 0,
@@ -300,8 +300,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             return True
         return False
     if k in ("pod", "en_pod"):
-        if p.pod is not None or p.has_clock:
-            return False
+        if p.has_clock or (p.pod is not None and (k != "pod" or g("pd") not in MOMENTS or p.pod in MOMENTS)):
+            return False  # only a moment (下班/上班/睡) may replace a part of day: "今晚睡前"
         if k == "pod":
             p.pod = g("pd")
         else:

@@ -12,6 +12,7 @@ from .english import word_number
 from .patterns import Token, glued
 from .point import Point, resolve_date, resolve_point
 from .relative import (
+    VAGUE_COUNTS,
     future_span,
     leading_span,
     offset_span,
@@ -19,6 +20,7 @@ from .relative import (
     past_span,
     quantity,
     recent_span,
+    soon_span,
     this_span,
     within_span,
 )
@@ -94,7 +96,9 @@ def _standalone(t: Token, ctx: Ctx) -> Span | None:
         return recent_span(7, "day", ctx)
     if k == "pass":
         q = quantity(t, "ps")
-        return None if q is None else pass_span(*q, ctx)
+        return None if q is None else pass_span(*q, t.g("ps_n") in VAGUE_COUNTS, ctx)
+    if k == "soon":
+        return soon_span(ctx)
     if k == "within":
         q = quantity(t, "wi")
         return None if q is None else within_span(*q, ctx)
@@ -179,7 +183,7 @@ def _before(s: Span, ctx: Ctx) -> Span:
     end = s.end
     if end is None:
         return s
-    if s.clock_at is not None and s.granularity in ("hour", "minute", "part_of_day"):
+    if s.clock_at is not None and s.granularity in ("hour", "minute", "part_of_day", "moment"):
         end = s.clock_at  # "五点前" ends at 17:00, not 17:59; "中午之前" at 12:00
     if ctx.future and end >= ctx.now:
         return Span(ctx.now, end, "span", s.has_clock, s.clock_at)
@@ -197,6 +201,8 @@ def _after(s: Span, word: str, ctx: Ctx) -> Span:
         return s
     if word == "以来" or (word in ("起", "开始", "从") and s.end is not None and s.end < ctx.now):
         return Span(s.start, ctx.now, "span", s.has_clock, s.clock_at)
+    if s.granularity == "moment":  # 下班后: from then to the end of that day, due by its end
+        return Span(s.start, day_end(s.start.date(), ctx.tz), "span")
     if s.has_clock:
         return Span(s.start, day_end(s.start.date(), ctx.tz), "span", True, s.clock_at)
     return Span(s.start, None, "open", s.has_clock, s.clock_at)
@@ -274,6 +280,11 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
             span = _before(span, ctx)
         elif suffix.kind in ("win", "rest"):
             span = _within(span, ctx)
+        elif span.granularity == "moment" and not a.has_date and ctx.future and span.start is not None:
+            if span.start.date() > ctx.today:  # "下班后" said at 19:00: the rest of this evening
+                span = Span(ctx.now, day_end(ctx.today, ctx.tz), "span")
+            else:
+                span = _after(span, suffix.g("af") or "", ctx)
         else:
             span = _after(span, suffix.g("af") or "", ctx)
     elif mode == "before":

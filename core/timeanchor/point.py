@@ -42,13 +42,26 @@ POD: dict[str, tuple[int, int, str]] = {
     "午夜": (0, 0, "midnight"),
     "白天": (6, 18, "day"),
     "白日": (6, 18, "day"),
-    # only recognised before 前/之前/以前 ("午饭前"): the moment itself is what counts. 下班前 is
-    # deliberately not a time yet: quick notes keep it in the title (tests/quicknote).
+    # only recognised before 前/之前/以前 ("午饭前"): the moment itself is what counts.
     "午饭": (12, 12, "noon"),
     "晚饭": (18, 18, "eve"),
+    # moments of the working day (MOMENTS), only recognised with 前/后 right after them
+    "上班": (9, 9, "am"),
+    "下班": (18, 18, "eve"),
+    "睡觉": (23, 23, "eve"),
+    "睡": (23, 23, "eve"),
 }
 # The moment "before <part of day>" means: 中午之前 → 12:00, 晚饭前 → 18:00.
 POD_ANCHOR: dict[str, int] = {"中午": 12, "正午": 12, "午间": 12, "午饭": 12, "晚饭": 18}
+# Conventional moments of a working day, read like a clock time the user did not say:
+#   上班前 → [now, 09:00]      下班前/下班之前/下班以前 → [now, 18:00]      睡前/睡觉前 → [now, 23:00]
+#   上班后 → [09:00, 23:59:59] 下班后/下班之后/下班以后 → [18:00, 23:59:59]
+# "Before" ends at the moment (like "五点前"), so a quick note's deadline is that moment; "after"
+# runs to the end of that day and carries no clock, so its deadline is 23:59:59 (you can do it
+# from 18:00 on; it is due by the end of the evening). Bare, the moment is today's, or tomorrow's
+# once it has passed ("下班前" said at 19:00 → tomorrow 18:00); with a day ("明天下班前") that day's.
+# A moment replaces a part of day said with it ("今晚睡前" → 23:00, "明早上班前" → 09:00).
+MOMENTS: dict[str, int] = {"上班": 9, "下班": 18, "睡觉": 23, "睡": 23}
 
 # 春节 (Spring Festival, lunar new year's day) by Gregorian year.
 SPRING_FESTIVAL: dict[int, tuple[int, int]] = {
@@ -436,6 +449,9 @@ def resolve_point(p: Point, ctx: Ctx, base: date | None = None) -> Span | None:
 
 def _time_of_day(p: Point, d: date, ctx: Ctx) -> Span | None:
     tz = ctx.tz
+    if p.hour is None and p.pod in MOMENTS:
+        moment = datetime.combine(d, time(MOMENTS[p.pod], 0), tz)
+        return Span(moment, moment + timedelta(seconds=59), "moment", True, moment)
     if p.hour is None:
         assert p.pod is not None
         h0, h1, _ = POD[p.pod]

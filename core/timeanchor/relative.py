@@ -1,4 +1,4 @@
-"""Quantity phrases: "三天内", "未来48小时", "近30天", "20天后", "过两天", "前两周"."""
+"""Quantity phrases: "三天内", "未来48小时", "近30天", "20天后", "过两天", "前两周"; "一会儿"."""
 
 from __future__ import annotations
 
@@ -209,11 +209,31 @@ def offset_span(n: float, unit: str, direction: str, ctx: Ctx) -> Span | None:
     return Span(None, window.end, "open")
 
 
-def pass_span(n: float, unit: str, ctx: Ctx) -> Span:
-    """过两天 / 再过半小时: from then on."""
-    if unit in _EXACT:
-        return Span(shift_exact(ctx.now, n, unit), None, "open")
-    return Span(day_start(shift_date(ctx.today, n, unit), ctx.tz), None, "open")
+# Spoken counts that mean "a couple / a few", not an exact number: 过两天, 过几天, 过俩月.
+VAGUE_COUNTS = frozenset({"两", "几", "俩"})
+SOON_MIN = timedelta(hours=2)
+
+
+def pass_span(n: float, unit: str, vague: bool, ctx: Ctx) -> Span | None:
+    """过/再过 + a quantity: when something will be done, so it must give a deadline.
+
+    A vague count ("过两天", "过几天", "过两周") is "in a couple of …": [now, end of the day that many
+    units ahead], like N天内 (几 = 3). An exact count ("再过三天", "过3天", "再过半小时") is the point
+    that far ahead, like "三天后" / "半小时后" (that day; that minute).
+    """
+    if vague and unit not in _EXACT:
+        return within_span(n, unit, ctx)
+    return offset_span(n, unit, "后", ctx)
+
+
+def soon_span(ctx: Ctx) -> Span:
+    """一会儿 / 待会儿 / 等一下 / 稍后 / 晚点 / 晚些时候: "later today".
+
+    [now, end of today], but at least two hours, so a late-evening "一会儿" still reaches past
+    midnight. No clock time is named, so a quick note's deadline is the window's end.
+    """
+    end = max(day_end(ctx.today, ctx.tz), ctx.now + SOON_MIN)
+    return Span(ctx.now, end, "span")
 
 
 def recent_span(n: float, unit: str, ctx: Ctx) -> Span:

@@ -168,7 +168,7 @@ FAMILY_CASES = [
     ("上月最后五天", _d("10-27"), _e("10-31")),
     ("半小时内", NOW_ISO, _d("11-30 10:30")),
     ("两周内", NOW_ISO, _e("12-14")),
-    ("过两天", _d("12-02"), None),
+    ("过两天", NOW_ISO, _e("12-02")),
     # before / after
     ("周五之前", NOW_ISO, _e("12-04")),
     ("周五前", NOW_ISO, _e("12-04")),
@@ -434,3 +434,132 @@ def test_never_raises_and_windows_are_ordered(text: str, when: datetime) -> None
 def test_never_raises_on_arbitrary_text(text: str) -> None:
     resolve_time(text, NOW)
     resolve_time(text, NOW, prefer="past")
+
+
+# --- everyday moments, N年内-style spans and vague near-future words: exact windows and deadlines ---
+# (text, now, start, end, deadline): times are "YYYY-MM-DD HH:MM[:SS]" in Shanghai, or "now".
+# Compared exactly (2-minute tolerance, no "now matches midnight" leniency).
+
+EVERYDAY_NOWS = {
+    "mon10": datetime(2026, 11, 30, 10, 0, tzinfo=SH),  # Monday morning
+    "mon1730": datetime(2026, 11, 30, 17, 30, tzinfo=SH),
+    "mon1930": datetime(2026, 11, 30, 19, 30, tzinfo=SH),  # after work
+    "mon2330": datetime(2026, 11, 30, 23, 30, tzinfo=SH),  # late evening
+    "dec31": datetime(2026, 12, 31, 23, 0, tzinfo=SH),  # last hour of the year
+    "leap": datetime(2028, 2, 29, 9, 0, tzinfo=SH),  # leap day
+}
+
+EVERYDAY: list[tuple[str, str, str, str, str]] = [
+    # work-day moments: "before" ends at the moment (the deadline); "after" runs to the end of that day
+    ("下班前", "mon10", "now", "2026-11-30 18:00", "2026-11-30 18:00"),
+    ("下班之前", "mon10", "now", "2026-11-30 18:00", "2026-11-30 18:00"),
+    ("下班以前", "mon1730", "now", "2026-11-30 18:00", "2026-11-30 18:00"),
+    ("下班前", "mon1930", "now", "2026-12-01 18:00", "2026-12-01 18:00"),  # today's has passed
+    ("今天下班前", "mon10", "now", "2026-11-30 18:00", "2026-11-30 18:00"),
+    ("明天下班前要交的", "mon10", "now", "2026-12-01 18:00", "2026-12-01 18:00"),
+    ("周五下班前", "mon10", "now", "2026-12-04 18:00", "2026-12-04 18:00"),
+    ("上班前", "mon10", "now", "2026-12-01 09:00", "2026-12-01 09:00"),  # today's has passed
+    ("明天上班前", "mon10", "now", "2026-12-01 09:00", "2026-12-01 09:00"),
+    ("明早上班前", "mon10", "now", "2026-12-01 09:00", "2026-12-01 09:00"),
+    ("下班后", "mon10", "2026-11-30 18:00", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("下班之后", "mon1930", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),  # the rest of tonight
+    ("明天下班以后", "mon10", "2026-12-01 18:00", "2026-12-01 23:59:59", "2026-12-01 23:59:59"),
+    ("上班后", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("睡前", "mon10", "now", "2026-11-30 23:00", "2026-11-30 23:00"),
+    ("睡觉前", "mon2330", "now", "2026-12-01 23:00", "2026-12-01 23:00"),
+    ("今晚睡前", "mon10", "now", "2026-11-30 23:00", "2026-11-30 23:00"),
+    ("入睡之前", "mon10", "now", "2026-11-30 23:00", "2026-11-30 23:00"),
+    # N年内 / N个月内 / 季度内: [now, end of the day that far ahead]; 年内 is the rest of this year
+    ("一年内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("一年内", "dec31", "now", "2027-12-31 23:59:59", "2027-12-31 23:59:59"),
+    ("一年内", "leap", "now", "2029-02-28 23:59:59", "2029-02-28 23:59:59"),
+    ("1年内要完成的", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("一年之内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("一年以内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("一整年内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("一年的时间内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("12个月内", "mon10", "now", "2027-11-30 23:59:59", "2027-11-30 23:59:59"),
+    ("半年内", "mon10", "now", "2027-05-30 23:59:59", "2027-05-30 23:59:59"),
+    ("半年内", "leap", "now", "2028-08-29 23:59:59", "2028-08-29 23:59:59"),
+    ("两年内", "mon10", "now", "2028-11-30 23:59:59", "2028-11-30 23:59:59"),
+    ("两年内", "leap", "now", "2030-02-28 23:59:59", "2030-02-28 23:59:59"),
+    ("一个季度内", "mon10", "now", "2027-02-28 23:59:59", "2027-02-28 23:59:59"),
+    ("一个季度内", "dec31", "now", "2027-03-31 23:59:59", "2027-03-31 23:59:59"),
+    ("一季度内", "mon10", "now", "2027-02-28 23:59:59", "2027-02-28 23:59:59"),
+    ("两个季度内", "mon10", "now", "2027-05-30 23:59:59", "2027-05-30 23:59:59"),
+    ("年内", "mon10", "now", "2026-12-31 23:59:59", "2026-12-31 23:59:59"),
+    ("年内", "dec31", "now", "2026-12-31 23:59:59", "2026-12-31 23:59:59"),
+    # 过 + a vague count ("a couple of days"): [now, end of that day]; an exact count: that day
+    ("过两天", "mon10", "now", "2026-12-02 23:59:59", "2026-12-02 23:59:59"),
+    ("过几天", "mon10", "now", "2026-12-03 23:59:59", "2026-12-03 23:59:59"),
+    ("再过两天", "mon2330", "now", "2026-12-02 23:59:59", "2026-12-02 23:59:59"),
+    ("过两周", "mon10", "now", "2026-12-14 23:59:59", "2026-12-14 23:59:59"),
+    ("过几个月", "mon10", "now", "2027-02-28 23:59:59", "2027-02-28 23:59:59"),
+    ("再过三天", "mon10", "2026-12-03 00:00", "2026-12-03 23:59:59", "2026-12-03 23:59:59"),
+    ("过3天", "mon10", "2026-12-03 00:00", "2026-12-03 23:59:59", "2026-12-03 23:59:59"),
+    ("再过半小时", "mon10", "2026-11-30 10:30", "2026-11-30 11:30", "2026-11-30 10:30"),
+    # "later today": [now, end of today], at least two hours
+    ("一会儿", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("一会儿给老王回电话", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("我一会儿去开会", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("过一会儿", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("待会儿有什么任务", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("等会儿", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("等一下再回复他", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("等下给他打电话", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("稍后", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("晚点", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("晚点儿给妈妈打电话", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("晚些时候", "mon10", "now", "2026-11-30 23:59:59", "2026-11-30 23:59:59"),
+    ("一会儿", "mon2330", "now", "2026-12-01 01:30", "2026-12-01 01:30"),  # two hours at least
+    ("晚点", "dec31", "now", "2027-01-01 01:00", "2027-01-01 01:00"),
+]
+
+
+def _at(s: str, now: datetime) -> datetime:
+    return now if s == "now" else datetime.fromisoformat(s.replace(" ", "T")).replace(tzinfo=SH)
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "start", "end", "deadline"), EVERYDAY, ids=[f"{c[1]}:{c[0]}" for c in EVERYDAY]
+)
+def test_everyday_phrases(text: str, now: str, start: str, end: str, deadline: str) -> None:
+    at = EVERYDAY_NOWS[now]
+    w = resolve_time(text, at, "Asia/Shanghai")
+    assert w is not None, text
+    got = (w.start and w.start.isoformat(), w.end and w.end.isoformat())
+    want = (_at(start, at), _at(end, at))
+    assert w.start is not None and w.end is not None, got
+    assert abs(w.start - want[0]) <= TOL and abs(w.end - want[1]) <= TOL, f"{text}: got {got}, want {want}"
+    dl = deadline_of(w)
+    assert dl is not None and abs(dl - _at(deadline, at)) <= TOL, f"{text}: deadline {dl}"
+
+
+@pytest.mark.parametrize(
+    ("sentence", "phrase"),
+    [
+        ("一会儿给老王回电话", "一会儿"),
+        ("今天下班前回复客户邮件", "今天下班前"),
+        ("提醒我下班后买两斤苹果", "下班后"),
+        ("睡前记得吃药", "睡前"),
+        ("过两天去拿快递", "过两天"),
+        ("等一下，明天有什么任务", "明天"),  # an interjection, not a time
+        ("等下周再说", "下周"),
+    ],
+)
+def test_everyday_phrase_is_the_recognised_substring(sentence: str, phrase: str) -> None:
+    assert _window(sentence).phrase == phrase
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # no commitment to any time: no window, the words stay in a note's title
+        "改天请老王吃饭", "回头整理一下照片", "过阵子再说", "过段时间再看", "有空的时候整理", "以后再说",
+        # not a time at all
+        "休息一会儿", "航班晚点了", "晚点的任务", "超过两天没做的", "经过两天的努力", "等一下", "等一下，",
+        "午睡前", "给孩子讲睡前故事", "下班了吗", "上班族", "一会儿时间",
+    ],
+)  # fmt: skip
+def test_everyday_non_times(text: str) -> None:
+    assert resolve_time(text, NOW) is None, text

@@ -223,6 +223,39 @@ def test_valid_time_still_resolves(sentence: str, time_text: str, title: str, de
     assert note.deadline_at == datetime.fromisoformat(deadline)
 
 
+# --- everyday moments and vague near-future words (core.timeanchor): out of the title, a deadline --
+
+EVERYDAY: list[tuple[str, str, str | None, str | None]] = [
+    # (sentence, title, time_text, deadline) — NOW is Monday 10:00
+    ("下班前回复客户邮件", "回复客户邮件", "下班前", "2026-11-30T18:00:00+08:00"),
+    ("记一下明天下班前交周报", "交周报", "明天下班前", "2026-12-01T18:00:00+08:00"),
+    ("提醒我上班前带钥匙", "带钥匙", "上班前", "2026-12-01T09:00:00+08:00"),  # today's 09:00 has passed
+    ("提醒我下班后买两斤苹果", "买两斤苹果", "下班后", "2026-11-30T23:59:59+08:00"),
+    ("睡前记得吃药", "吃药", "睡前", "2026-11-30T23:00:00+08:00"),
+    ("一会儿给老王回电话", "给老王回电话", "一会儿", "2026-11-30T23:59:59+08:00"),
+    ("记一下待会儿给老王回电话", "给老王回电话", "待会儿", "2026-11-30T23:59:59+08:00"),
+    ("记一下晚点给妈妈打电话", "给妈妈打电话", "晚点", "2026-11-30T23:59:59+08:00"),
+    ("过两天去拿快递", "去拿快递", "过两天", "2026-12-02T23:59:59+08:00"),
+    ("记一下过几天去拿快递", "去拿快递", "过几天", "2026-12-03T23:59:59+08:00"),
+    ("再过三天交报告", "交报告", "再过三天", "2026-12-03T23:59:59+08:00"),
+    ("记一下一年内考下驾照", "考下驾照", "一年内", "2027-11-30T23:59:59+08:00"),
+    ("记一下半年内读完十本书", "读完十本书", "半年内", "2027-05-30T23:59:59+08:00"),
+    # no commitment to a time: no deadline, and the words stay in the title
+    ("记一下改天请老王吃饭", "改天请老王吃饭", None, None),
+    ("回头整理一下照片", "回头整理照片", None, None),
+    ("给孩子讲睡前故事", "给孩子讲睡前故事", None, None),
+]
+
+
+@pytest.mark.parametrize(("sentence", "title", "time_text", "deadline"), EVERYDAY)
+def test_everyday_time_words(sentence: str, title: str, time_text: str | None, deadline: str | None) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert (note.title, note.time_text) == (title, time_text)
+    want = None if deadline is None else datetime.fromisoformat(deadline)
+    assert _deadline(note.time_text) == want
+    assert note.deadline_at == want
+
+
 # --- priority labels are not part of the title ---------------------------------------------------
 
 LABELS: list[tuple[str, str, int]] = [
@@ -234,7 +267,7 @@ LABELS: list[tuple[str, str, int]] = [
     ("记一下顺便把垃圾扔了吧", "把垃圾扔了", 3),
     ("重要又紧急的事：续签合同", "续签合同", 1),
     ("记一下，紧急：修复线上bug", "修复线上bug", 1),
-    ("紧急：今天下班前回复客户邮件", "下班前回复客户邮件", 1),  # "下班前" is not resolvable: kept
+    ("紧急：今天下班前回复客户邮件", "回复客户邮件", 1),  # "今天下班前" is the time phrase
     # neighbours: label words inside a title stay
     ("记一下把字体调小", "把字体调小", 2),
     ("记一下买小米手机", "买小米手机", 2),
