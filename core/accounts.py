@@ -183,16 +183,9 @@ def keys_configured(session: Session) -> bool:
     return session.execute(sa.select(col(ApiKey.id)).limit(1)).first() is not None
 
 
-def count_active_keys(session: Session) -> int:
-    return session.execute(
-        sa.select(sa.func.count()).select_from(ApiKey).where(col(ApiKey.revoked_at).is_(None))
-    ).scalar_one()
-
-
 __all__ = [
     "KEY_PREFIX",
     "ApiKeyInfo",
-    "count_active_keys",
     "create_api_key",
     "ensure_user",
     "get_user",

@@ -10,7 +10,6 @@ from sqlmodel import Session, select
 
 from core.accounts import (
     KEY_PREFIX,
-    count_active_keys,
     create_api_key,
     ensure_user,
     list_api_keys,
@@ -60,7 +59,7 @@ def test_lookup_and_revocation(session: Session) -> None:
     assert user_for_api_key(session, k1 + "x") is None
     assert user_for_api_key(session, "") is None
     assert user_for_api_key(session, "not-a-key") is None
-    assert count_active_keys(session) == 3
+    assert len(list_api_keys(session, include_revoked=False)) == 3
 
     prefix = k1[len(KEY_PREFIX) : len(KEY_PREFIX) + 8]
     assert revoke_api_key(session, prefix, now=NOW) is True
@@ -68,7 +67,7 @@ def test_lookup_and_revocation(session: Session) -> None:
     assert user_for_api_key(session, k1) is None
     assert user_for_api_key(session, k2) is not None
     assert revoke_api_key(session, prefix) is False  # already revoked
-    assert count_active_keys(session) == 2
+    assert len(list_api_keys(session, include_revoked=False)) == 2
 
     keys = list_api_keys(session)
     assert [(k.user_name, k.active) for k in keys] == [("alice", False), ("alice", True), ("bob", True)]
@@ -79,7 +78,7 @@ def test_lookup_and_revocation(session: Session) -> None:
     assert revoke_api_key(session, keys[2].id) is True  # by id
     assert revoke_api_key(session, str(keys[1].id)) is True  # by id as text
     session.commit()
-    assert count_active_keys(session) == 0
+    assert len(list_api_keys(session, include_revoked=False)) == 0
     assert user_for_api_key(session, k3) is None
     assert revoke_api_key(session, 12345) is False
 
