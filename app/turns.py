@@ -30,7 +30,11 @@ class ChatJob:
     request: ChatRequest
 
     async def run(self) -> TurnOutcome:
-        outcome = await self.state.pipeline.run(self.turn, request_extras=self.request.extras())
+        try:
+            outcome = await self.state.pipeline.run(self.turn, request_extras=self.request.extras())
+        except Exception as exc:
+            log_failure(self.turn, exc)
+            raise
         log_request(self.turn, outcome)
         return outcome
 
@@ -57,6 +61,23 @@ def make_job(
         config=state.turn_config(),
     )
     return ChatJob(state, turn, request)
+
+
+def log_failure(turn: Turn, exc: Exception) -> None:
+    """The request's one log line when it failed: how far it got, and why."""
+    trace = turn.trace
+    log.error(
+        json.dumps(
+            {
+                "event": "chat_failed",
+                "error": type(exc).__name__,
+                "stages": trace.stages(),
+                "nodes_ms": trace.timings_ms,
+                "model_calls": trace.usage.requests,
+            },
+            ensure_ascii=False,
+        )
+    )
 
 
 def log_request(turn: Turn, outcome: TurnOutcome) -> None:

@@ -46,3 +46,20 @@ async def test_chat_log_line(harness: Harness, caplog: pytest.LogCaptureFixture)
     assert line["route"] == "chat"
     assert line["model_calls"] == 2
     assert line["nodes_ms"] == {}
+
+
+async def test_failed_request_still_logs_one_line(
+    harness: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import taskquery.steps
+
+    async def broken_query(*_args: object) -> None:
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(taskquery.steps, "run_query", broken_query)
+    with caplog.at_level(logging.INFO, logger="suikou.request"), pytest.raises(RuntimeError):
+        await harness.ask("来一个简单的任务")
+    [line] = _lines(caplog)
+    assert line["event"] == "chat_failed"
+    assert line["error"] == "RuntimeError"
+    assert "tool_query:error" in line["stages"]
