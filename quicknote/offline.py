@@ -2,7 +2,8 @@
 
 Title: the sentence minus
   1. the lead-in ("帮我记一下", "记一下", "记个", "提醒我", "添加待办：", "帮我加个任务", "别忘了",
-     "待办：", "todo:"), and a priority label after it — one or more priority/size words, optionally
+     "待办：", "todo:"; in English "remind me to", "don't forget to", "add a task: / to", "todo:", "note:",
+     "i need to", "i have to", "please"), and a priority label after it — one or more priority/size words, optionally
      with "的事", before a separator ("很重要：", "不重要但很麻烦的事：", "简单的小事：", "优先级低：",
      "可做可不做：", "头等大事：") — or at the end after a separator ("，不重要但很麻烦", "，无关紧要");
      an offhand adverb at the head ("顺手/顺便/随手/抽空") is
@@ -13,7 +14,9 @@ Title: the sentence minus
      trailing "前/之前/以前" (kept in ``time_text``: "月底前") and a leading "在/于/到"; a due-word right
      after it ("下周三截止的设计稿", "周五到期的还款") leaves the title with it (not kept in ``time_text``);
   4. a leading subject or modal ("我要", "我得", "需要", "要", "记得") and filler ("一下", "吧", "哦",
-     "啊", "呀", trailing "了", "的事", "这件事", punctuation at either end).
+     "啊", "呀", trailing "了", "的事", "这件事", punctuation at either end; in English a trailing
+     "please"/"thanks"/"due"). An English title closes the gap a cut-out phrase leaves with a space
+     ("call mom tomorrow at 8pm about the trip" → "call mom about the trip"), not "，".
   Nothing left → ``title`` None (the graph then asks a clarifying question).
 
 ``time_text`` is that phrase verbatim (None when there is none); ``deadline_at`` is filled with the
@@ -80,6 +83,21 @@ _LEAD_RE = re.compile(
     r"别忘了|不要忘了|别让我忘了|待办|todo|TODO|备忘|提醒)"
     r"\s*(?:一下)?\s*[:：,，。、\s]*)+"
 )
+# English lead-ins ("remind me to", "don't forget to", "add a task: / to", "todo:", "note:", "i need to",
+# "please"), repeated ("please remind me to").
+_EN_LEAD_RE = re.compile(
+    r"^(?:(?:please|pls|plz|hey|ok|okay|can you|could you|would you|will you)\b[\s,]*|"
+    r"(?:remind me|don'?t (?:let me )?forget|do not (?:let me )?forget|remember)(?:\s+(?:to|about|that)\b)?[\s,:]*|"
+    r"(?:add|create|make|new|set(?: up)?)(?: me)?(?: an?| one)?(?: new)?\s+(?:task|todo|to-do|reminder|note)"
+    r"(?:\s*:|\s+to\b|\s+for\b)?[\s,]*|"
+    r"(?:todo|to-do|note|task|reminder)\s*[:：][\s,]*|"
+    r"(?:note down|jot down|write down|make a note)(?:\s+(?:to|that)\b)?[\s,:]*|"
+    r"i (?:need|have|got|gotta|must|should|want)(?: to)?\b[\s,]*|i'?ve got to\b[\s,]*)+",
+    re.IGNORECASE,
+)
+# English trailing bits: "please", "thanks", and a "due" left where a time phrase was cut out.
+_EN_TAIL_RE = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|due))+[.!]*$", re.I)
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _TRAIL_LEAD_RE = re.compile(
     r"[，,。\s]*(?:请|麻烦你?)?(?:帮我|帮忙|给我|替我)?(?:记一下|记下来|记下|记住|记录一下|记上|提醒我一下|提醒我|"
     r"提醒一下|别忘了|加到待办|加个待办|加入待办)(?:吧|哦|啊|呀|哈)?[。.!！]*$"
@@ -243,6 +261,8 @@ def _clean_title(text: str) -> str | None:
         before = t
         t = t.strip(_PUNCT)
         t = _LEAD_RE.sub("", t)
+        t = _EN_LEAD_RE.sub("", t)
+        t = _EN_TAIL_RE.sub("", t)
         t = _TRAIL_LEAD_RE.sub("", t)
         t = _LABEL_RE.sub("", t)
         t = _FILLER_HEAD_RE.sub("", t)
@@ -258,7 +278,11 @@ def _clean_title(text: str) -> str | None:
             break
     t = t.replace("一下", "") if len(t) > 3 else t
     # Collapse punctuation runs left where phrases were cut out ("续签合同，，" → "续签合同").
-    t = re.sub(r"[，,、\s]{2,}", "，", t).strip(_PUNCT)
+    if _CJK_RE.search(t):
+        t = re.sub(r"[，,、\s]{2,}", "，", t).strip(_PUNCT)
+    else:  # English: a cut-out phrase leaves a gap, not a clause break ("call mom，about" → "call mom about")
+        t = re.sub(r"\s*，\s*", " ", t)
+        t = re.sub(r"\s{2,}", " ", t).strip(_PUNCT)
     if not t or not re.search(r"[\w\u4e00-\u9fff]", t):
         return None
     return t
@@ -300,7 +324,7 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
     threshold_text, text = _extract_threshold(original)
 
     # Find the deadline phrase after the lead-in is gone, so "提醒我" never reads as time.
-    lead = _LEAD_RE.match(text)
+    lead = _LEAD_RE.match(text) or _EN_LEAD_RE.match(text)
     body = text[lead.end() :] if lead else text
     win = _safe_resolve(body, now, tz)
     if threshold_text and win is not None and win.phrase == threshold_text:

@@ -47,7 +47,9 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    software or methods ("有什么好用的待办软件") and purpose questions ("…才能…") stay chat.
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
    quick_note_create (0.7); a leading priority label does not hide the verb and makes it more note-like
-   ("紧急：今天下班前回复客户邮件" → 0.75); the same as a statement with a subject ("我明天要去医院") →
+   ("紧急：今天下班前回复客户邮件" → 0.75); a trailing priority remark is set aside, so the sentence is
+   not read as a noun phrase like "重要的" ("这周内把PPT做完，挺重要的", "月底前把合同签了，很急" → 0.7;
+   a question word anywhere keeps it a query: "这周内要完成什么", "PPT做完了吗"); the same as a statement with a subject ("我明天要去医院") →
    0.62; a to-do-ish statement without a time ("我要买牛奶", "得交房租了") → 0.55, i.e. below the 0.6
    quick-note threshold, so the pipeline treats it as chat. A sentence with a question word (哪, 怎, 谁,
    几, 吗, ?, 要不要…) is never a bare imperative ("周末去哪玩好"). A labelled imperative without a time
@@ -254,6 +256,12 @@ _DATE_HINT_RE = re.compile(
 _COUNT_REQUEST_FILLER_RE = re.compile(
     r"就好了?|就行了?|就够了?|即可|就可以了?|先|只|列出来|列出|列|看看|看|取|拿|挑|选|整|来|派|显示|出来|条|个|件|任务"
 )
+# A trailing priority remark after the task ("这周内把PPT做完，挺重要的", "…，很急"): about the task,
+# not a noun phrase ("重要的" alone would read like "the important ones").
+_REMARK_TAIL_RE = re.compile(
+    r"[，,。；;]+(?:这|这个|这事|这件事)?(?:是|算是)?(?:很|非常|特别|超级|超|挺|比较|有点|相当)?"
+    r"(?:重要|紧急|急|着急|要紧|关键|不急|不着急|不重要|简单|麻烦)(?:的|哦|啊|呀|吧|了)?[。.!！]*$"
+)
 _MODAL_RE = re.compile(r"^(?:我|咱|我们)?(?:要|得|需要|必须|该|应该|记得|准备|打算|计划)")
 
 
@@ -325,6 +333,15 @@ def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
     return rest.strip(" ，,。"), True
 
 
+def _is_timed_imperative(head: str, compact: str) -> bool:
+    """The part before a trailing remark, time already removed, reads as an imperative: no question
+    word anywhere, an action verb (optionally after a modal) at its start."""
+    if _IMPERATIVE_Q_RE.search(compact) or _QUESTION_RE.search(compact) or _YOU_RE.search(compact):
+        return False
+    body = _MODAL_RE.sub("", head.strip("，,。 "))
+    return bool(body) and not body.endswith("的") and bool(_ACTION_VERB_RE.match(body))
+
+
 def _history_has_query(history: Sequence[HistoryTurn]) -> bool:
     """True when the latest earlier exchange was a task query (user question or assistant task list)."""
     for h in reversed(list(history)[-6:]):
@@ -391,6 +408,9 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         )
     )
     rest, has_time = _strip_time(compact, now)
+    remark = _REMARK_TAIL_RE.search(rest) if has_time else None
+    # A timed imperative with a priority remark ("周五前把报告交了，很急") is a note, not a noun phrase.
+    remarked_imperative = remark is not None and _is_timed_imperative(rest[: remark.start()], compact)
     if (lock.explicit is not None or lock.wants_all) and (has_task_noun or priority_word or has_list_verb):
         return QUERY, 0.92, "要求列出若干条任务"
     if _REQUEST_ONE_RE.search(compact) and (has_task_noun or priority_word or _THING_RE.search(compact)):
@@ -422,6 +442,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.85, "按优先级问任务"
     if (
         priority_word
+        and not remarked_imperative
         and (_PRIORITY_NP_RE.search(compact) or _ENDS_DE_RE.search(compact))
         and not _YOU_RE.search(compact)
     ):
@@ -486,6 +507,10 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         labelled = _LABEL_HEAD_RE.match(body)
         if labelled:
             body = body[labelled.end() :].lstrip("，,：:")
+        if remarked_imperative:
+            tail = _REMARK_TAIL_RE.search(body)
+            if tail is not None:
+                body = body[: tail.start()]
         body_wo_modal = _MODAL_RE.sub("", body)
         has_modal = body_wo_modal != body
         timed = has_time or soft_time

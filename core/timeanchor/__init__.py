@@ -20,6 +20,9 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
   an exact count ("再过三天", "过3天", "再过半小时") → that day / that moment, like "三天后".
 * "later today" — 一会儿, 过一会儿, 待会儿, 等会儿, 等一下, 等下, 稍后, 稍晚, 晚点, 晚些时候 → [now,
   max(end of today, now + 2 h)], no clock, so a quick note's deadline is the window's end.
+* English: a date and a clock joined by "at"/"on" are one phrase with the clock time ("tomorrow at
+  8pm", "at 8pm tomorrow", "next Monday at 10am", "on Dec 5 at 3pm"); a leading "at"/"on" is part of
+  the phrase and changes nothing ("on Dec 5" = "Dec 5"), unlike "by" (→ [now, X]).
 * no commitment — 改天, 回头, 过阵子, 过段时间, 有空的时候, 以后 → None: no window, no deadline; a quick
   note keeps the words in its title.
 """

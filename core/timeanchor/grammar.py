@@ -31,7 +31,7 @@ POINT_KINDS = frozenset(
      "en_edge", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
      "nth_week"}
 )  # fmt: skip
-_PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after"})
+_PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after", "en_at"})
 _UNTIL_SEPS = frozenset({"到", "直到", "一直到"})
 _DATE_FIELDS = ("year", "year_off", "month", "month_off", "day", "day_off", "day_span", "week_off", "weekday",
                 "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span", "workdays")  # fmt: skip
@@ -58,14 +58,21 @@ def _parse_point(toks: list[Token], j: int, text: str, ctx: Ctx) -> tuple[Point,
     p = Point()
     k = j
     while k < len(toks):
-        t = toks[k]
-        if t.kind not in POINT_KINDS or (k > j and not glued(text, toks[k - 1].end, t.start)):
+        t, nxt = toks[k], k + 1
+        if t.kind == "en_at" and k > j and k + 1 < len(toks) and glued(text, toks[k - 1].end, t.start):
+            # "tomorrow at 8pm", "Friday on Dec 5": the preposition joins two parts of one point.
+            t, nxt = toks[k + 1], k + 2
+            if not glued(text, toks[k].end, t.start):
+                break
+        elif k > j and not glued(text, toks[k - 1].end, t.start):
+            break
+        if t.kind not in POINT_KINDS:
             break
         trial = replace(p)
         if not absorb(trial, t, text, ctx):
             break
         p = trial
-        k += 1
+        k = nxt
     if k == j or (p.empty and p.pending_num is None):
         return None
     return p, k
@@ -216,7 +223,7 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         if j + 1 >= n or not glued(text, toks[j].end, toks[j + 1].start):
             return None
         kind = toks[j].kind
-        if kind == "every":
+        if kind in ("every", "en_at"):
             pass
         elif kind in ("fromw", "en_after"):
             mode = "from" if kind == "fromw" else "after"

@@ -203,6 +203,8 @@ _KINDS: list[tuple[str, str]] = [
         r"|dec)[a-z]*\.?(?:,?\s+\d{4})?\b)",
     ),
     ("en_before", r"(?i:\b(?:before|by|until|till|due\s+by)\b)"),
+    # "at 8pm", "on Dec 5": a preposition that joins a point ("tomorrow at 8pm") or starts one.
+    ("en_at", r"(?i:\b(?:at|on)\b)"),
     ("en_after", r"(?i:\b(?:after|since|from)\b)"),
     ("en_pod", r"(?i:\b(?P<ep>morning|afternoon|evening|night)\b)"),
 ]

@@ -563,3 +563,43 @@ def test_everyday_phrase_is_the_recognised_substring(sentence: str, phrase: str)
 )  # fmt: skip
 def test_everyday_non_times(text: str) -> None:
     assert resolve_time(text, NOW) is None, text
+
+
+# English: a date and a clock joined by "at"/"on" are one phrase with the clock time; a leading
+# "at"/"on" belongs to the phrase without making it a "before" window.
+ENGLISH_JOINED = [
+    ("tomorrow at 8pm", "tomorrow at 8pm", _d("12-01 20:00"), _d("12-01 20:59:59"), _d("12-01 20:00")),
+    ("at 8pm tomorrow", "at 8pm tomorrow", _d("12-01 20:00"), _d("12-01 20:59:59"), _d("12-01 20:00")),
+    ("by Friday", "by Friday", NOW_ISO, _e("12-04"), _e("12-04")),
+    ("by friday at 5pm", "by friday at 5pm", NOW_ISO, _d("12-04 17:00"), _d("12-04 17:00")),
+    ("next Monday 10am", "next Monday 10am", _d("12-07 10:00"), _d("12-07 10:59:59"), _d("12-07 10:00")),
+    ("next Monday at 10am", "next Monday at 10am", _d("12-07 10:00"), _d("12-07 10:59:59"), _d("12-07 10:00")),
+    ("on Dec 5", "on Dec 5", _d("12-05"), _e("12-05"), _e("12-05")),
+    ("on Dec 5 at 3pm", "on Dec 5 at 3pm", _d("12-05 15:00"), _d("12-05 15:59:59"), _d("12-05 15:00")),
+    ("Friday at 3pm", "Friday at 3pm", _d("12-04 15:00"), _d("12-04 15:59:59"), _d("12-04 15:00")),
+    ("8 pm on Friday", "8 pm on Friday", _d("12-04 20:00"), _d("12-04 20:59:59"), _d("12-04 20:00")),
+    ("tonight", "tonight", _d("11-30 18:00"), _e("11-30"), _e("11-30")),
+    ("tonight at 9pm", "tonight at 9pm", _d("11-30 21:00"), _d("11-30 21:59:59"), _d("11-30 21:00")),
+    ("at 9pm tonight", "at 9pm tonight", _d("11-30 21:00"), _d("11-30 21:59:59"), _d("11-30 21:00")),
+    ("at noon tomorrow", "at noon tomorrow", _d("12-01 12:00"), _d("12-01 12:00:59"), _d("12-01 12:00")),
+    ("call mom tomorrow at 8pm", "tomorrow at 8pm", _d("12-01 20:00"), _d("12-01 20:59:59"), _d("12-01 20:00")),
+    # "at"/"on" before something that is not a time stay out of the phrase
+    ("meet at the cafe tomorrow", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
+    ("work on it tomorrow", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
+    ("tomorrow on time", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
+]
+
+
+@pytest.mark.parametrize(
+    ("text", "phrase", "start", "end", "deadline"), ENGLISH_JOINED, ids=[c[0] for c in ENGLISH_JOINED]
+)
+def test_english_joined_phrases(text: str, phrase: str, start: str, end: str, deadline: str) -> None:
+    _check(text, start, end)
+    w = _window(text)
+    assert w.phrase == phrase
+    assert deadline_of(w) == datetime.fromisoformat(deadline)
+
+
+@pytest.mark.parametrize("text", ["at", "on", "meet at noonish", "on the way", "look at it"])
+def test_english_prepositions_alone_are_not_times(text: str) -> None:
+    assert resolve_time(text, NOW) is None, text

@@ -344,3 +344,50 @@ async def test_pipeline_unresolvable_time_is_asked_about(harness: Harness) -> No
     answer = await harness.ask("帮我记一下2月30日交报告")
     assert "「2月30日」具体是什么时候？" in answer.content
     assert "我还没记下「交报告」" in answer.content
+
+
+# --- English quick notes: lead-ins and the whole time phrase leave the title ------------------------
+ENGLISH: list[tuple[str, str | None, str | None, str | None]] = [
+    ("remind me to call mom tomorrow at 8pm", "call mom", "tomorrow at 8pm", "2026-12-01T20:00:00+08:00"),
+    ("remind me to call mom at 8pm tomorrow", "call mom", "at 8pm tomorrow", "2026-12-01T20:00:00+08:00"),
+    ("Remind me to call mom, tomorrow at 8pm.", "call mom", "tomorrow at 8pm", "2026-12-01T20:00:00+08:00"),
+    ("don't forget to submit the report by Friday", "submit the report", "by Friday", "2026-12-04T23:59:59+08:00"),
+    ("add a task: book flights next Monday 10am", "book flights", "next Monday 10am", "2026-12-07T10:00:00+08:00"),
+    ("add a task to renew passport on Dec 5", "renew passport", "on Dec 5", "2026-12-05T23:59:59+08:00"),
+    ("todo: buy milk tonight", "buy milk", "tonight", "2026-11-30T23:59:59+08:00"),
+    ("note: dentist on Dec 5 at 3pm", "dentist", "on Dec 5 at 3pm", "2026-12-05T15:00:00+08:00"),
+    ("I need to finish the slides by Friday", "finish the slides", "by Friday", "2026-12-04T23:59:59+08:00"),
+    ("I have to pay rent tomorrow", "pay rent", "tomorrow", "2026-12-01T23:59:59+08:00"),
+    ("please call the plumber tomorrow morning", "call the plumber", "tomorrow morning", "2026-12-01T11:59:59+08:00"),
+    ("Please remind me to water the plants", "water the plants", None, None),
+    ("remind me to call mom tomorrow at 8pm about the trip", "call mom about the trip", "tomorrow at 8pm",
+     "2026-12-01T20:00:00+08:00"),
+    ("remind me to call mom tomorrow at 8pm please", "call mom", "tomorrow at 8pm", "2026-12-01T20:00:00+08:00"),
+    ("remind me to check in at the hotel tomorrow", "check in at the hotel", "tomorrow", "2026-12-01T23:59:59+08:00"),
+    ("todo: buy milk", "buy milk", None, None),
+    ("remind me to", None, None, None),
+    ("i need to", None, None, None),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("sentence", "title", "time_text", "deadline"), ENGLISH)
+def test_english_notes(sentence: str, title: str | None, time_text: str | None, deadline: str | None) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert (note.title, note.time_text) == (title, time_text)
+    assert _deadline(note.time_text) == (datetime.fromisoformat(deadline) if deadline else None)
+    assert note.deadline_at == (datetime.fromisoformat(deadline) if deadline else None)
+
+
+# A trailing priority remark on a timed 把-imperative stays out of the title and sets the group.
+@pytest.mark.parametrize(
+    ("sentence", "title", "time_text", "group"),
+    [
+        ("这周内把PPT做完，挺重要的", "把PPT做完", "这周内", 2),
+        ("月底前把合同签了，很急", "把合同签了", "月底前", 1),
+        ("周五前把报告交了", "把报告交了", "周五前", 2),
+        ("明天把车洗了", "把车洗了", "明天", 1),
+    ],
+)
+def test_ba_imperative_with_remark(sentence: str, title: str, time_text: str, group: int) -> None:
+    note = offline_extract_note(sentence, NOW, TZ)
+    assert (note.title, note.time_text, note.priority_group) == (title, time_text, group)

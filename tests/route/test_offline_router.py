@@ -583,3 +583,33 @@ def test_former_misroutes_and_neighbours(message: str, action: str) -> None:
 def test_count_only_requests_are_queries_with_or_without_history(message: str) -> None:
     assert offline_route(message, [])[0] == "task_query"
     assert offline_route(message, QUERY_HISTORY)[0] == "task_query"
+
+
+# A timed imperative ("把X做完", "交报告") with a trailing priority remark is a note: the remark is about
+# the task, not a noun phrase like "重要的". A question word anywhere keeps it a query.
+REMARKED_IMPERATIVES: list[tuple[str, str]] = [
+    ("这周内把PPT做完，挺重要的", "quick_note_create"),
+    ("周五前把报告交了", "quick_note_create"),
+    ("月底前把合同签了，很急", "quick_note_create"),
+    ("明天把车洗了", "quick_note_create"),
+    ("明天交报告，很重要", "quick_note_create"),
+    ("下周三之前把方案改完，比较急的", "quick_note_create"),
+    ("这周要做完哪些", "task_query"),
+    ("这周内要完成什么", "task_query"),
+    ("PPT做完了吗", "task_query"),
+    ("明天把车洗了，很重要吗", "task_query"),
+    ("这周内把PPT做完了吗，挺重要的", "task_query"),
+    ("明天要交的，很重要的", "task_query"),
+    ("重要的", "task_query"),
+    # English notes stay notes with the new time phrases
+    ("remind me to call mom tomorrow at 8pm", "quick_note_create"),
+    ("don't forget to submit the report by Friday", "quick_note_create"),
+]
+
+
+@pytest.mark.parametrize(("message", "action"), REMARKED_IMPERATIVES)
+def test_timed_imperative_with_priority_remark(message: str, action: str) -> None:
+    got, confidence, reason = offline_route(message, [])
+    assert got == action, reason
+    if action == "quick_note_create":
+        assert confidence >= NOTE_THRESHOLD
