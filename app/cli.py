@@ -112,18 +112,13 @@ def explain(
     """Print the action and the plan or note as JSON (no database writes)."""
     from app.actions import build_registry
     from app.explain import explain as run_explain
-    from app.state import hub_from_settings
+    from app.state import hub_from_settings, turn_config_from
     from route.pipeline import Pipeline
-    from route.turn import TurnConfig
 
     settings = get_settings()
     pipeline = Pipeline(build_registry())
     hub = hub_from_settings(settings)
-    config = TurnConfig(
-        default_limit=settings.default_limit,
-        max_limit=settings.max_limit,
-        quick_note_min_confidence=settings.quick_note_min_confidence,
-    )
+    config = turn_config_from(settings)
 
     async def one(text: str, when: str | None, zone: str) -> str:
         result = await run_explain(pipeline, hub, text, now=_parse_now(when, zone), tz=zone, config=config)

@@ -35,8 +35,7 @@ async def explain(
         sessions=_no_database,
         config=config,
     )
-    thresholds = {a.name: config.quick_note_min_confidence for a in pipeline.registry if a.side_effects}
-    decision = await pipeline.router.decide(turn, min_confidence=thresholds)
+    decision = await pipeline.router.decide(turn)
     out: dict[str, Any] = {"action": decision.action}
     if decision.action == "task_query":
         out["plan"] = await explain_query(turn)

@@ -36,12 +36,15 @@ class AppState:
         return Session(self.engine, expire_on_commit=False)
 
     def turn_config(self) -> TurnConfig:
-        s = self.settings
-        return TurnConfig(
-            default_limit=s.default_limit,
-            max_limit=s.max_limit,
-            quick_note_min_confidence=s.quick_note_min_confidence,
-        )
+        return turn_config_from(self.settings)
+
+
+def turn_config_from(settings: Settings) -> TurnConfig:
+    return TurnConfig(
+        default_limit=settings.default_limit,
+        max_limit=settings.max_limit,
+        quick_note_min_confidence=settings.quick_note_min_confidence,
+    )
 
 
 def hub_from_settings(settings: Settings) -> ModelHub:

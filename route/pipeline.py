@@ -43,9 +43,8 @@ class Pipeline:
             content = await answer_aux(turn, offline_aux_reply(aux, turn.messages, request_extras=request_extras))
             return TurnOutcome("chat", content, str(aux), None, _ms(began))
 
-        thresholds = {a.name: turn.config.quick_note_min_confidence for a in self.registry if a.side_effects}
         route_began = time.perf_counter()
-        decision = await self.router.decide(turn, min_confidence=thresholds)
+        decision = await self.router.decide(turn)
         self._report(turn, decision, _ms(route_began))
 
         if decision.degraded_from is not None:

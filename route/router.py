@@ -60,8 +60,12 @@ class Router:
             action, reason = self.registry.fallback, f"{reason}（未注册的动作 {action}）"
         return self.output_type(action=action, confidence=confidence, reason=reason[:200])
 
-    async def decide(self, turn: Turn, *, min_confidence: dict[str, float]) -> Decision:
-        """Never raises for model trouble: any failure degrades to the fallback action, visibly."""
+    async def decide(self, turn: Turn) -> Decision:
+        """Never raises for model trouble: any failure degrades to the fallback action, visibly.
+
+        An action that writes data needs `turn.config.quick_note_min_confidence`; below it the
+        decision is degraded (the caller asks instead of acting).
+        """
         try:
             out = await run_structured(
                 self.agent,
@@ -81,7 +85,7 @@ class Router:
             )
             return Decision(self.registry.fallback, 0.0, f"router failed: {type(exc).__name__}")
         decision = Decision(out.action, float(out.confidence), out.reason)
-        threshold = min_confidence.get(decision.action)
-        if threshold is not None and decision.confidence < threshold:
+        writes = decision.action in self.registry and self.registry[decision.action].side_effects
+        if writes and decision.confidence < turn.config.quick_note_min_confidence:
             return Decision(self.registry.fallback, decision.confidence, decision.reason, decision.action)
         return decision
