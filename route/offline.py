@@ -67,7 +67,7 @@ from zoneinfo import ZoneInfo
 from core.timeanchor import resolve_time
 from route.decision import HistoryTurn
 from taskquery.countlock import extract_count
-from taskquery.offline import priority_signals
+from taskquery.offline import DONE_VERBS, priority_signals
 
 __all__ = ["offline_route"]
 
@@ -165,11 +165,10 @@ _NEXT_ASK_RE = re.compile(
     r"(?:我)?(?:该|应该)(?:先)?(?:做|干|忙)(?:点)?(?:什么|啥|哪个)|"
     r"(?:排|排序|排列)(?:一下|下)?[^，,。]{0,6}优先级|按优先级排"
 )
-_DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
 # "Did I do X?" ("周报交了没", "合同签了没有", "报告写完了吗", "房租交没交").
 _DONE_CHECK_RE = re.compile(
-    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?{_DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛)[?？]?$|"
-    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?(?P<v>{_DONE_VERBS})没(?P=v)"
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?{DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛)[?？]?$|"
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?(?P<v>{DONE_VERBS})没(?P=v)"
 )
 # "Arrange my tomorrow for me": show that day's tasks.
 _ARRANGE_DAY_RE = re.compile(r"^(?:请|麻烦)?(?:帮我|给我|帮忙)?(?:安排|规划|看)(?:一下|下)?")

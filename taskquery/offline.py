@@ -315,14 +315,15 @@ _FREE_AFTER_TIME_RE = re.compile(
 )
 _FREE_QUESTION_RE = re.compile(r"^[^，,。]{0,6}(?:吗|么|嘛|不|没|没有)(?:[?？]|$)|^[^，,。]{0,4}(?:不|没)(?:有|忙|闲)")
 # "X交了没 / X写完了吗 / X签了没有 / 交没交": was X done?
-_DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
+# Verbs of getting a task done; the router asks "X交了没" with the same list.
+DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
 _DONE_CHECK_RE = re.compile(
-    rf"{_DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛|不)[?？]?$|"
-    rf"(?P<v>{_DONE_VERBS})没(?P=v)"
+    rf"{DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛|不)[?？]?$|"
+    rf"(?P<v>{DONE_VERBS})没(?P=v)"
 )
 _DONE_CHECK_KW_RE = re.compile(
     rf"^(?:我的?|那个|那份|这个|这份)?(?P<kw>[^，,。？?！!]{{1,12}}?)(?:都|已经|还|到底|有)?"
-    rf"{_DONE_VERBS}(?:完|好|掉|定|出去)?(?:了(?:没有?|吗|么|嘛|不)|没{_DONE_VERBS})[?？]?$"
+    rf"{DONE_VERBS}(?:完|好|掉|定|出去)?(?:了(?:没有?|吗|么|嘛|不)|没{DONE_VERBS})[?？]?$"
 )
 _DID_WHAT_RE = re.compile(r"(?:做|干|忙|弄|办)了(?:些|点)?(?:什么|啥|哪些|多少|几件)")
 _MEETING_KW_RE = re.compile(
