@@ -97,7 +97,10 @@ def ask(
     job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
     outcome = asyncio.run(job.run())
     typer.echo(outcome.content)
-    typer.secho(f"(model requests: {job.turn.trace.usage.requests})", fg="bright_black", err=True)
+    usage = job.turn.trace.usage
+    typer.secho(
+        f"(model requests: {usage.requests}, offline steps: {usage.offline_steps})", fg="bright_black", err=True
+    )
 
 
 @cli.command()

@@ -31,7 +31,7 @@ async def explain(
         tz=tz,
         turn_key="explain",
         hub=hub,
-        trace=Trace(),
+        trace=Trace(budget=config.budget()),
         sessions=_no_database,
         config=config,
     )

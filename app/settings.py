@@ -21,6 +21,10 @@ class Settings(BaseSettings):
     model_base_url: str | None = Field(default=None, description="OpenAI-compatible chat-completions base URL.")
     model_api_key: str | None = None
     model_timeout_s: float = 20.0
+    model_request_budget: int = Field(
+        default=5, ge=0, description="Provider requests one turn may make, validation retries included."
+    )
+    turn_time_budget_s: float = Field(default=60.0, gt=0, description="Wall time one turn may spend on providers.")
     node_models: dict[str, str] = Field(
         default_factory=dict,
         description='Per-node model names, JSON: {"plan": "gpt-4o-mini", "reflect": "offline"}.',

@@ -44,6 +44,8 @@ def turn_config_from(settings: Settings) -> TurnConfig:
         default_limit=settings.default_limit,
         max_limit=settings.max_limit,
         quick_note_min_confidence=settings.quick_note_min_confidence,
+        model_request_budget=settings.model_request_budget,
+        turn_time_budget_s=settings.turn_time_budget_s,
     )
 
 

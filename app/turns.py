@@ -49,6 +49,7 @@ def make_job(
     client_message_id: str | None,
 ) -> ChatJob:
     now = state.clock().astimezone(ZoneInfo(tz))
+    config = state.turn_config()
     turn = Turn(
         user_id=user_id,
         messages=messages,
@@ -56,9 +57,9 @@ def make_job(
         tz=tz,
         turn_key=turn_key_for(user_id, messages, client_message_id),
         hub=state.hub,
-        trace=Trace(),
+        trace=Trace(budget=config.budget()),
         sessions=state.session,
-        config=state.turn_config(),
+        config=config,
     )
     return ChatJob(state, turn, request)
 
@@ -74,6 +75,7 @@ def log_failure(turn: Turn, exc: Exception) -> None:
                 "stages": trace.stages(),
                 "nodes_ms": trace.timings_ms,
                 "model_calls": trace.usage.requests,
+                "offline_steps": trace.usage.offline_steps,
             },
             ensure_ascii=False,
         )
@@ -92,6 +94,8 @@ def log_request(turn: Turn, outcome: TurnOutcome) -> None:
                 "nodes_ms": trace.timings_ms,
                 "model_calls": trace.usage.requests,
                 "model_calls_by_node": trace.model_calls,
+                "offline_steps": trace.usage.offline_steps,
+                "offline_by_node": trace.offline_steps,
                 "retries": trace.notes.get("retries", 0),
                 "broadened": trace.notes.get("broadened", []),
                 "fallbacks": [e.data.get("node") for e in trace.events if e.stage == "fallback"],
@@ -121,6 +125,7 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
     queue: asyncio.Queue[Any] = asyncio.Queue()
     job.turn.trace.sink = queue.put_nowait
     job.turn.on_content = lambda text: queue.put_nowait(("content", text))
+    job.turn.streaming = True
 
     async def produce() -> None:
         try:
@@ -134,12 +139,17 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
     worker = asyncio.create_task(produce())
     try:
         yield sse(chunk(ids, {"role": "assistant", "content": "", "reasoning_content": None}, usage=include_usage))
+        content_started = False
         while (item := await queue.get()) is not _DONE:
             if isinstance(item, StageEvent):
-                delta = {"content": None, "reasoning_content": item.as_line()}
+                # Once the answer has begun, an event (a provider cut, a correction) travels only in
+                # its structured field: clients show one thinking block, before the answer.
+                line = None if content_started else item.as_line()
+                delta = {"content": "" if content_started else None, "reasoning_content": line}
                 yield sse(chunk(ids, delta, usage=include_usage, event=item))
             elif item[0] == "content":
                 if item[1]:
+                    content_started = True
                     delta = {"content": item[1], "reasoning_content": None}
                     yield sse(chunk(ids, delta, usage=include_usage))
             else:

@@ -118,8 +118,10 @@ def usage_body(usage: Usage) -> dict[str, Any]:
         "prompt_tokens": usage.input_tokens,
         "completion_tokens": usage.output_tokens,
         "total_tokens": usage.input_tokens + usage.output_tokens,
-        # Model requests actually made for this answer (router, plan, reflect, ...).
+        # Provider requests actually made for this answer (router, plan, reflect, ...), and the
+        # node answers the offline rules gave instead (no request, no tokens).
         "model_requests": usage.requests,
+        "offline_steps": usage.offline_steps,
     }
 
 

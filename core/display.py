@@ -5,24 +5,44 @@ from __future__ import annotations
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-GROUP_LABELS: dict[int, str] = {
-    1: "重要且紧急",
-    2: "重要不紧急",
-    3: "简单不重要",
-    4: "不简单不重要",
+from core.locale import Locale
+
+GROUP_LABELS: dict[Locale, dict[int, str]] = {
+    "zh": {1: "重要且紧急", 2: "重要不紧急", 3: "简单不重要", 4: "不简单不重要"},
+    "en": {1: "important & urgent", 2: "important, not urgent", 3: "easy, not important", 4: "not easy, not important"},
+}
+_UNKNOWN_GROUP: dict[Locale, str] = {"zh": "第 {group} 组", "en": "group {group}"}
+
+# Fixed names rather than strftime's %a/%b, which follow the process locale.
+_WEEKDAYS: dict[Locale, tuple[str, ...]] = {
+    "zh": ("周一", "周二", "周三", "周四", "周五", "周六", "周日"),
+    "en": ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"),
+}
+_MONTHS: dict[Locale, tuple[str, ...]] = {
+    "zh": tuple(f"{n}月" for n in range(1, 13)),
+    "en": ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"),
+}
+# (this year, another year)
+_WHEN_FORMS: dict[Locale, tuple[str, str]] = {
+    "zh": ("{month}{day}日 {weekday} {time}", "{year}年{month}{day}日 {weekday} {time}"),
+    "en": ("{weekday} {month} {day}, {time}", "{weekday} {month} {day} {year}, {time}"),
 }
 
-_WEEKDAYS = "一二三四五六日"
+
+def group_label(group: int, locale: Locale = "zh") -> str:
+    return GROUP_LABELS[locale].get(group) or _UNKNOWN_GROUP[locale].format(group=group)
 
 
-def group_label(group: int) -> str:
-    return GROUP_LABELS.get(group, f"第 {group} 组")
-
-
-def format_when(moment: datetime, tz: str, now: datetime | None = None) -> str:
-    """'12月1日 周二 15:00' in the user's timezone; the year only when it is not the current one."""
-    local = moment.astimezone(ZoneInfo(tz))
-    year = ""
-    if now is not None and now.astimezone(ZoneInfo(tz)).year != local.year:
-        year = f"{local.year}年"
-    return f"{year}{local.month}月{local.day}日 周{_WEEKDAYS[local.weekday()]} {local:%H:%M}"
+def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: Locale = "zh") -> str:
+    """'12月1日 周二 15:00' / 'Tue Dec 1, 15:00' in the user's timezone; the year only when it is not
+    the current one."""
+    zone = ZoneInfo(tz)
+    local = moment.astimezone(zone)
+    other_year = now is not None and now.astimezone(zone).year != local.year
+    return _WHEN_FORMS[locale][other_year].format(
+        year=local.year,
+        month=_MONTHS[locale][local.month - 1],
+        day=local.day,
+        weekday=_WEEKDAYS[locale][local.weekday()],
+        time=f"{local:%H:%M}",
+    )

@@ -8,10 +8,12 @@ with the node's offline rules instead — so a flaky provider degrades the answe
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import anyio
 from pydantic import BaseModel
 from pydantic_ai import Agent, capture_run_messages
 from pydantic_ai.exceptions import AgentRunError
@@ -23,6 +25,8 @@ from pydantic_ai.settings import ModelSettings
 from core.trace import Trace
 
 OutputT = TypeVar("OutputT")
+
+log = logging.getLogger("suikou.model")
 
 OFFLINE = "offline"
 
@@ -72,10 +76,6 @@ class ModelHub:
         if name not in self._cache:
             self._cache[name] = self._build(name)
         return self._cache[name]
-
-    def settings(self) -> ModelSettings:
-        # One attempt per call: the OpenAI SDK's own retries would multiply the timeout unseen.
-        return ModelSettings(timeout=self.timeout_s, request_timeout=self.timeout_s)
 
     async def aclose(self) -> None:
         """Closes the HTTP clients of the provider models this hub built (idempotent)."""
@@ -144,12 +144,42 @@ def _pieces(text: str, size: int = 12) -> list[str]:
 
 
 def _report_fallback(trace: Trace, node: str, exc: BaseException, instead: str) -> None:
+    # The client sees the kind of failure; the provider's own words (which may quote internals)
+    # stay in the server log.
+    log.warning("provider failed at %s: %s: %s", node, type(exc).__name__, str(exc)[:500])
     trace.emit(
         "fallback",
         "info",
         f"{node} 的模型调用失败（{type(exc).__name__}），{instead}",
-        {"node": node, "error": type(exc).__name__, "detail": str(exc)[:200]},
+        {"node": node, "error": type(exc).__name__},
     )
+
+
+def _within_budget(node: str, hub: ModelHub, trace: Trace) -> bool:
+    """The one place the per-turn budget is enforced: may `node` still ask its provider?
+
+    Past the request count or the wall time, the node answers with its offline rules, visibly.
+    """
+    if hub.is_offline(node):
+        return False
+    left, seconds = trace.requests_left(), trace.budget.seconds_left()
+    if left >= 1 and seconds > 0:
+        return True
+    spent = "请求次数" if left < 1 else "时间"
+    trace.emit(
+        "fallback",
+        "info",
+        f"本轮的模型{spent}预算已用完，{node} 改用离线规则",
+        {"node": node, "error": "budget", "requests": trace.usage.requests, "max_requests": trace.budget.max_requests},
+    )
+    return False
+
+
+def _call_settings(hub: ModelHub, trace: Trace) -> tuple[ModelSettings, float]:
+    """Per-request timeout capped by the turn's remaining time (the SDK's own retries are off, so
+    one attempt is one request); also returned for the run's overall deadline."""
+    seconds = max(0.01, min(hub.timeout_s, trace.budget.seconds_left()))
+    return ModelSettings(timeout=seconds, request_timeout=seconds), seconds
 
 
 async def run_structured(
@@ -161,36 +191,48 @@ async def run_structured(
     trace: Trace,
     offline: Callable[[], Any],
     message_history: Sequence[ModelMessage] | None = None,
-    fallback_offline: bool = True,
+    instructions: str | None = None,
 ) -> OutputT:
-    """Runs `agent` on the node's model; falls back to the offline answer if the provider fails.
+    """Runs `agent` on the node's model; answers with the offline rules when the provider fails.
 
-    With `fallback_offline=False` the provider's error is re-raised after being counted, for
-    callers (the router) whose documented degradation is something else.
+    A provider is asked only within the turn's budget; its output-validation retries are capped so
+    that they fit in it too. Every failure (HTTP error, timeout, invalid output) is counted and
+    reported as a `fallback` stage, then the node's offline answer is used.
     """
-    if not hub.is_offline(node):
+    if _within_budget(node, hub, trace):
+        settings, seconds = _call_settings(hub, trace)
+        retries = max(0, min(hub.output_retries, trace.requests_left() - 1))
         with capture_run_messages() as messages:
             try:
-                result = await agent.run(
-                    prompt,
-                    model=hub.model_for(node),
-                    model_settings=hub.settings(),
-                    message_history=message_history,
-                    retries={"output": hub.output_retries},
-                )
+                with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
+                    result = await agent.run(
+                        prompt,
+                        model=hub.model_for(node),
+                        model_settings=settings,
+                        message_history=message_history,
+                        retries={"output": retries},
+                        instructions=instructions,
+                    )
             except FALLBACK_ERRORS as exc:
                 # The failed run still cost requests (an invalid output and its retry are two);
                 # count them all so usage stays honest.
                 trace.count_model_call(node, *failed_run_usage(messages, message_history))
-                if not fallback_offline:
-                    raise
                 _report_fallback(trace, node, exc, "改用离线规则")
             else:
                 usage = result.usage
                 trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
                 return result.output
+    trace.count_offline(node)
+    return await _offline_output(agent, prompt, offline, message_history)
+
+
+async def _offline_output(
+    agent: Agent[None, OutputT],
+    prompt: str | None,
+    offline: Callable[[], Any],
+    message_history: Sequence[ModelMessage] | None,
+) -> OutputT:
     result = await agent.run(prompt, model=offline_model(offline), message_history=message_history)
-    trace.count_model_call(node, result.usage.requests, 0, 0)
     return result.output
 
 
@@ -203,33 +245,55 @@ async def stream_text(
     trace: Trace,
     offline: Callable[[], str],
     on_delta: Callable[[str], None],
+    live: bool = True,
     message_history: Sequence[ModelMessage] | None = None,
+    instructions: str | None = None,
 ) -> str:
-    """Streams a text answer through `on_delta`; falls back offline if nothing was sent yet."""
+    """Streams a text answer through `on_delta`; a failing provider never fails the turn.
+
+    `live` says whether deltas reach the user as they come (a streaming client). If the provider
+    fails before anything was shown, the offline answer replaces it. If it fails after text was
+    shown live, the offline answer follows what was shown, after a `fallback` stage. When not live
+    nothing partial is kept: the answer is the offline one, whole.
+    """
     sent: list[str] = []
-    if not hub.is_offline(node):
+    if _within_budget(node, hub, trace):
+        settings, seconds = _call_settings(hub, trace)
         try:
-            async with agent.run_stream(
-                prompt,
-                model=hub.model_for(node),
-                model_settings=hub.settings(),
-                message_history=message_history,
-            ) as run:
-                async for delta in run.stream_text(delta=True, debounce_by=None):
-                    sent.append(delta)
-                    on_delta(delta)
-                usage = run.usage
+            with anyio.fail_after(seconds):
+                async with agent.run_stream(
+                    prompt,
+                    model=hub.model_for(node),
+                    model_settings=settings,
+                    message_history=message_history,
+                    instructions=instructions,
+                ) as run:
+                    async for delta in run.stream_text(delta=True, debounce_by=None):
+                        sent.append(delta)
+                        if live:
+                            on_delta(delta)
+                    usage = run.usage
             trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
+            if not live:
+                on_delta("".join(sent))
             return "".join(sent)
         except FALLBACK_ERRORS as exc:
             trace.count_model_call(node, 1, 0, 0)
-            if sent:
-                raise
-            _report_fallback(trace, node, exc, "改用离线回复")
-    async with agent.run_stream(prompt, model=offline_model(offline), message_history=message_history) as run:
-        async for delta in run.stream_text(delta=True, debounce_by=None):
-            sent.append(delta)
-            on_delta(delta)
-        requests = run.usage.requests
-    trace.count_model_call(node, requests, 0, 0)
-    return "".join(sent)
+            shown = live and bool(sent)
+            _report_fallback(trace, node, exc, "回复中断，用离线回复补全" if shown else "改用离线回复")
+            if shown:
+                on_delta(OFFLINE_AFTER_CUT)
+            else:
+                sent = []
+    trace.count_offline(node)
+    answer = offline()
+    if live:
+        for piece in _pieces(answer):
+            on_delta(piece)
+    else:
+        on_delta(answer)
+    return "".join(sent) + (OFFLINE_AFTER_CUT if sent else "") + answer
+
+
+# Between a provider reply cut off mid-stream and the offline answer that completes the turn.
+OFFLINE_AFTER_CUT = "\n\n"

@@ -41,11 +41,16 @@ class StageEvent:
 
 @dataclass
 class Usage:
-    """Model usage actually spent in one request."""
+    """Model usage actually spent in one request.
+
+    `requests` counts provider requests only (including output-validation retries and failed
+    attempts); `offline_steps` counts answers the offline rules gave instead, which cost no request.
+    """
 
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
+    offline_steps: int = 0
 
     def add(self, requests: int, input_tokens: int, output_tokens: int) -> None:
         self.requests += requests
@@ -54,6 +59,22 @@ class Usage:
 
 
 EventSink = Callable[[StageEvent], None]
+
+
+@dataclass
+class Budget:
+    """What one turn may spend on providers: requests (validation retries included) and wall time.
+
+    Enforced in one place, `core.llm`: a node whose provider call would exceed either answers with
+    its offline rules instead.
+    """
+
+    max_requests: int = 5
+    seconds: float = 60.0
+    started: float = field(default_factory=time.monotonic)
+
+    def seconds_left(self) -> float:
+        return self.seconds - (time.monotonic() - self.started)
 
 
 @dataclass
@@ -66,6 +87,8 @@ class Trace:
     timings_ms: dict[str, float] = field(default_factory=dict)
     model_calls: dict[str, int] = field(default_factory=dict)
     notes: dict[str, Any] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)
+    offline_steps: dict[str, int] = field(default_factory=dict)
 
     def emit(
         self,
@@ -105,11 +128,22 @@ class Trace:
         self.model_calls[node] = self.model_calls.get(node, 0) + requests
         self.usage.add(requests, input_tokens, output_tokens)
 
+    def count_offline(self, node: str) -> None:
+        """One answer from the offline rules: no provider request, reported apart from requests."""
+        self.offline_steps[node] = self.offline_steps.get(node, 0) + 1
+        self.usage.offline_steps += 1
+
+    def requests_left(self) -> int:
+        return self.budget.max_requests - self.usage.requests
+
     def absorb(self, other: Trace) -> None:
         """Adds another trace's model usage to this one (its events stay where they were)."""
         for node, requests in other.model_calls.items():
             self.model_calls[node] = self.model_calls.get(node, 0) + requests
+        for node, steps in other.offline_steps.items():
+            self.offline_steps[node] = self.offline_steps.get(node, 0) + steps
         self.usage.add(other.usage.requests, other.usage.input_tokens, other.usage.output_tokens)
+        self.usage.offline_steps += other.usage.offline_steps
 
     def stages(self) -> list[str]:
         """Compact `stage:status` list, used by snapshots and the log line."""

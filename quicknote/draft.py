@@ -17,13 +17,13 @@ class NoteDraft(BaseModel):
         default=None, description="The deadline phrase copied verbatim (e.g. '明天下午三点'); null if none."
     )
     deadline_at: datetime | None = Field(
-        default=None, description="Optional absolute deadline, only as a fallback for unusual phrases."
+        default=None, description="ISO 8601 with offset; only for a phrase no calendar rule resolves."
     )
     priority_group: int = Field(
         default=2,
         ge=1,
         le=4,
-        description="1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要.",
+        description="Priority group, defined in the instructions.",
     )
     priority_reason: str = Field(default="", description="A few words on why this group.")
     urgency_threshold_text: str | None = Field(

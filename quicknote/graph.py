@@ -10,7 +10,7 @@ from pydantic_graph.graph_builder import Graph
 
 from core.display import group_label
 from quicknote import steps
-from quicknote.rendering import NO_TITLE_QUESTION, confirmation, unclear_time_question
+from quicknote.rendering import confirmation, no_title_question, unclear_time_question
 from quicknote.state import NoteDeps, NoteState
 
 Ctx = GraphRunContext[NoteState, NoteDeps]
@@ -21,9 +21,12 @@ class Extract(BaseNode[NoteState, NoteDeps, str]):
     async def run(self, ctx: Ctx) -> TimeAnchor | Clarify:
         with ctx.deps.turn.trace.node("extract", "理解要记的事") as span:
             draft = await steps.extract_step(ctx.state, ctx.deps.turn)
-            span.done(f"标题：{draft.title or '（无）'}", draft=draft.model_dump(mode="json", exclude_none=True))
+            extra = {"overridden": ctx.state.overridden} if ctx.state.overridden else {}
+            span.done(
+                f"标题：{draft.title or '（无）'}", draft=draft.model_dump(mode="json", exclude_none=True), **extra
+            )
         if not draft.title:
-            return Clarify(NO_TITLE_QUESTION, "no_title")
+            return Clarify(no_title_question(ctx.state.locale), "no_title")
         return TimeAnchor()
 
 
@@ -37,7 +40,8 @@ class TimeAnchor(BaseNode[NoteState, NoteDeps, str]):
             deadline = state.deadline_at.isoformat() if state.deadline_at else None
             span.done(f"截止：{deadline or '无'}" if understood else "没看懂时间", deadline_at=deadline)
         if not understood:
-            return Clarify(unclear_time_question(state.draft.title or "", state.draft.time_text or ""), "time")
+            question = unclear_time_question(state.draft.title or "", state.draft.time_text or "", state.locale)
+            return Clarify(question, "time")
         return Priority()
 
 
@@ -76,7 +80,7 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         state = ctx.state
         assert state.task is not None
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
-            text = confirmation(state.task, state.tz, state.now)
+            text = confirmation(state.task, state.tz, state.now, state.locale)
             span.done("已确认")
         return End(text)
 

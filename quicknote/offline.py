@@ -71,7 +71,7 @@ from core.timeanchor.numerals import to_int
 from quicknote.draft import NoteDraft
 from taskquery.offline import priority_signals
 
-__all__ = ["offline_extract_note"]
+__all__ = ["lead_time", "offline_extract_note"]
 
 NEAR_DEADLINE = timedelta(hours=48)
 
@@ -226,17 +226,27 @@ _LEAD_AMOUNT_RE = re.compile(
 _CN_NUM = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
 
 
-def _lead_threshold_phrase(lead: str, deadline: datetime | None, now: datetime, tz: str) -> str | None:
-    """ "提前两天" + a deadline → an absolute phrase for deadline − 2 days that resolves back exactly."""
-    m = _LEAD_AMOUNT_RE.fullmatch(lead)
-    if m is None or deadline is None:
+_LEAD_HOURS = {"天": 24, "小时": 1, "钟头": 1, "周": 168, "星期": 168, "礼拜": 168, "分钟": 1 / 60}
+
+
+def lead_time(text: str | None) -> timedelta | None:
+    """ "提前两天" → 2 days: a lead relative to the deadline, which no calendar rule can resolve alone."""
+    m = _LEAD_AMOUNT_RE.fullmatch((text or "").strip())
+    if m is None:
         return None
     tok, unit = m.group("n"), m.group("unit")
     amount = 0.5 if tok == "半" else int(tok) if tok.isdigit() else _CN_NUM.get(tok)
     if not amount:
         return None
-    hours = {"天": 24, "小时": 1, "钟头": 1, "周": 168, "星期": 168, "礼拜": 168, "分钟": 1 / 60}[unit]
-    at = deadline - timedelta(hours=amount * hours)
+    return timedelta(hours=amount * _LEAD_HOURS[unit])
+
+
+def _lead_threshold_phrase(lead: str, deadline: datetime | None, now: datetime, tz: str) -> str | None:
+    """ "提前两天" + a deadline → an absolute phrase for deadline − 2 days that resolves back exactly."""
+    amount = lead_time(lead)
+    if amount is None or deadline is None:
+        return None
+    at = deadline - amount
     phrase = f"{at.year}年{at.month}月{at.day}日{at.hour}点{at.minute}分"
     win = _safe_resolve(phrase, now, tz)
     if win is None or win.start is None or abs((win.start - at).total_seconds()) > 60:

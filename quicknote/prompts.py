@@ -2,10 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
-
-WEEKDAYS = "一二三四五六日"
-
 EXTRACT_INSTRUCTIONS = """\
 You turn a casual sentence into one task for the user's task list.
 
@@ -16,10 +12,10 @@ You turn a casual sentence into one task for the user's task list.
 - priority_group: 1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要. Explicit words win
   ("很重要", "急", "顺手"); otherwise judge by what the task is and how soon it is due.
 - priority_reason: a few words.
-- urgency_threshold_text: only if the user says when it becomes urgent ("提前一天提醒我").
+- urgency_threshold_text: only if the user says when it becomes urgent, verbatim ("提前一天").
+Phrases you copy must be the user's own words: code resolves them, and ignores any it cannot find.
 """
 
 
-def extract_prompt(sentence: str, now: datetime) -> str:
-    today = f"{now:%Y-%m-%d %H:%M} 星期{WEEKDAYS[now.weekday()]}"
-    return f"Now: {today} (user's timezone).\nSentence:\n<<<\n{sentence}\n>>>"
+def extract_prompt(sentence: str) -> str:
+    return f"Sentence:\n<<<\n{sentence}\n>>>"

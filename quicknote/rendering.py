@@ -5,21 +5,47 @@ from __future__ import annotations
 from datetime import datetime
 
 from core.display import format_when, group_label
+from core.locale import Locale
 from core.models import Task
-
-
-def confirmation(task: Task, tz: str, now: datetime) -> str:
-    facts = [group_label(task.priority_group)]
-    if task.deadline_at is not None:
-        facts.append(f"截止 {format_when(task.deadline_at, tz, now)}")
-    return f"好，已记下：{task.title}（{'；'.join(facts)}）"
-
 
 NO_TITLE_QUESTION = "要记什么呢？告诉我事情和时间，比如「帮我记一下明天下午三点交报告」。"
 
+# Every fixed text of a quick-note answer; values are str.format templates.
+_TEXTS: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "noted": "好，已记下：{title}（{facts}）",
+        "fact_joiner": "；",
+        "due": "截止 {when}",
+        "no_title": NO_TITLE_QUESTION,
+        "unclear_time": (
+            "「{phrase}」具体是什么时候？我还没记下「{title}」，"
+            "请换个说法告诉我截止时间，比如「周五下午五点」或「12月5日」。"
+        ),
+    },
+    "en": {
+        "noted": "OK, noted: {title} ({facts})",
+        "fact_joiner": "; ",
+        "due": "due {when}",
+        "no_title": 'What should I note down? Tell me the task and when, e.g. "remind me to send the report tomorrow at 3pm".',
+        "unclear_time": (
+            'When exactly is "{phrase}"? I haven\'t saved "{title}" yet — '
+            'tell me the deadline another way, e.g. "Friday 5pm" or "Dec 5".'
+        ),
+    },
+}
 
-def unclear_time_question(title: str, phrase: str) -> str:
-    return (
-        f"「{phrase}」具体是什么时候？我还没记下「{title}」，"
-        "请换个说法告诉我截止时间，比如「周五下午五点」或「12月5日」。"
-    )
+
+def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh") -> str:
+    text = _TEXTS[locale]
+    facts = [group_label(task.priority_group, locale)]
+    if task.deadline_at is not None:
+        facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
+    return text["noted"].format(title=task.title, facts=text["fact_joiner"].join(facts))
+
+
+def no_title_question(locale: Locale = "zh") -> str:
+    return _TEXTS[locale]["no_title"]
+
+
+def unclear_time_question(title: str, phrase: str, locale: Locale = "zh") -> str:
+    return _TEXTS[locale]["unclear_time"].format(title=title, phrase=phrase)

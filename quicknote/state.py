@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.locale import Locale
 from core.models import Task
 from core.timeanchor import TimeWindow
 from quicknote.draft import NoteDraft
@@ -23,6 +24,8 @@ class NoteState:
     priority_group: int = 2
     task: Task | None = None
     created: bool = False
+    locale: Locale = "zh"
+    overridden: list[str] = field(default_factory=list)  # model values the boundary did not take
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from functools import cache
 
 import anyio
@@ -11,10 +11,12 @@ from pydantic_ai import Agent
 
 from core.llm import run_structured
 from core.models import Task, TaskCreate
+from core.prompting import language_line, now_line
 from core.store import create_task, get_task_by_source_key
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
-from quicknote.offline import offline_extract_note
+from quicknote.offline import lead_time, offline_extract_note
 from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
 from quicknote.state import NoteState
 from route.turn import Turn
@@ -39,14 +41,19 @@ async def existing_task(turn: Turn) -> Task | None:
 
 
 async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
-    draft = await run_structured(
+    """One model call proposes the note; code settles it against the sentence and the rules."""
+    rules = offline_extract_note(state.sentence, state.now, state.tz)
+    proposed = await run_structured(
         extract_agent(),
-        extract_prompt(state.sentence, state.now),
+        extract_prompt(state.sentence),
         node="extract",
         hub=turn.hub,
         trace=turn.trace,
-        offline=lambda: offline_extract_note(state.sentence, state.now, state.tz),
+        offline=lambda: rules,
+        instructions=f"{now_line(state.now, state.tz)}\n{language_line(state.locale)}",
     )
+    settled = settle_note(proposed, rules, state.sentence, state.now, state.tz)
+    draft, state.overridden = settled.draft, settled.overridden
     if draft.title is not None:
         draft = draft.model_copy(update={"title": " ".join(draft.title.split())[:200] or None})
     state.draft = draft
@@ -72,14 +79,12 @@ def anchor_deadline(state: NoteState) -> bool:
     draft = state.draft
     assert draft is not None
     if not draft.time_text:
-        state.deadline_at = draft.deadline_at
+        state.deadline_at = None  # no phrase, no deadline: a bare model timestamp is never enough
         return True
     window = resolve_time(draft.time_text, state.now, state.tz)
     if window is not None and not _fully_read(window, draft.time_text):
         state.deadline_at = draft.deadline_at
         return draft.deadline_at is not None
-    if window is None and draft.deadline_at is None:
-        window = resolve_time(state.sentence, state.now, state.tz)
     if window is not None:
         state.window = window
         state.deadline_at = deadline_of(window)
@@ -88,11 +93,21 @@ def anchor_deadline(state: NoteState) -> bool:
     return draft.deadline_at is not None
 
 
-def _threshold_from_text(state: NoteState) -> TimeWindow | None:
+def said_threshold(state: NoteState) -> datetime | None:
+    """When the user said the task turns urgent: a lead before the deadline ("提前一天") counts back
+    from the deadline; any other phrase is anchored on its own. Never after the deadline."""
     draft = state.draft
-    if draft is None or not draft.urgency_threshold_text:
+    text = draft.urgency_threshold_text if draft is not None else None
+    if not text:
         return None
-    return resolve_time(draft.urgency_threshold_text, state.now, state.tz)
+    lead = lead_time(text)
+    if lead is not None:
+        return state.deadline_at - lead if state.deadline_at is not None else None
+    window = resolve_time(text, state.now, state.tz)
+    moment = window.start if window is not None else None
+    if moment is None or (state.deadline_at is not None and moment > state.deadline_at):
+        return None
+    return moment
 
 
 def priority_step(state: NoteState) -> str:
@@ -100,9 +115,9 @@ def priority_step(state: NoteState) -> str:
     draft = state.draft
     assert draft is not None
     state.priority_group = draft.priority_group if 1 <= draft.priority_group <= 4 else 2
-    window = _threshold_from_text(state)
-    if window is not None and window.start is not None:
-        state.urgency_threshold_at = window.start
+    said = said_threshold(state)
+    if said is not None:
+        state.urgency_threshold_at = said
     elif state.deadline_at is not None and state.priority_group in (2, 4):
         state.urgency_threshold_at = state.deadline_at - URGENCY_LEAD
     return draft.priority_reason or "默认优先级"

@@ -18,15 +18,32 @@ from pydantic_ai.messages import (
 )
 
 from core.llm import stream_text
+from core.locale import Locale, detect_locale
+from core.prompting import now_line
 from core.trace import Trace
 from route.aux import ChatText
 from route.turn import Turn
 
 CHAT_INSTRUCTIONS = """\
 You are Suikou (随口), a friendly assistant inside a personal task app. Reply briefly in the user's
-language. You can also capture tasks ("帮我记一下明天下午三点交报告") and answer questions about the
-user's tasks ("这周有什么要交的"); mention that when it helps.
+language. In this reply you cannot create, change or look up tasks: never say that you saved,
+noted, added, scheduled or found anything. If the user wants that, tell them how to ask: a task is
+captured by saying e.g. "帮我记一下明天下午三点交报告", and their tasks are listed by asking e.g.
+"这周有什么要交的".
 """
+
+# A chat reply that claims a write the turn did not make ("好的，已经帮你记下了", "I've added it").
+_CLAIMS_WRITE = re.compile(
+    r"(?:已经?|帮你|为你|给你)(?:帮你|为你|给你)?(?:记下|记好|记录|记住|添加|加上|加好|创建|新建|保存|安排|设置|设好|提醒)|"
+    r"记下了|记好了|加好了|存好了|安排好了|设好了|"
+    r"\bI(?:'ve| have)? (?:added|saved|noted|created|scheduled|set up|recorded)\b|"
+    r"\b(?:added|saved|noted) (?:it|that|this)\b",
+    re.IGNORECASE,
+)
+NO_WRITE_NOTE: dict[Locale, str] = {
+    "zh": "\n\n（更正：这条消息没有保存任何任务。要记下的话，请说「帮我记一下……」。）",
+    "en": '\n\n(Correction: nothing was saved from this message. To save a task, say "remind me to …".)',
+}
 
 MAX_CHAT_MESSAGES = 20
 
@@ -36,7 +53,8 @@ _GREETING = re.compile(r"^(你好|您好|嗨|哈喽|hello|hi|hey|早上好|上�
 
 @cache
 def chat_agent() -> Agent[None, str]:
-    return Agent(None, output_type=str, instructions=CHAT_INSTRUCTIONS, name="chat")
+    agent: Agent[None, str] = Agent(None, output_type=str, instructions=CHAT_INSTRUCTIONS, name="chat")
+    return agent
 
 
 @cache
@@ -85,16 +103,25 @@ def to_model_messages(messages: Sequence[ChatText]) -> list[ModelMessage]:
 
 async def handle_chat(turn: Turn) -> str:
     history = to_model_messages(turn.messages[-MAX_CHAT_MESSAGES:])
-    return await stream_text(
+    reply = await stream_text(
         chat_agent(),
         None,
+        instructions=now_line(turn.now, turn.tz),  # so chat knows today's date
         node="chat",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: offline_chat_reply(turn.text),
         on_delta=turn.on_content,
+        live=turn.streaming,
         message_history=history,
     )
+    if _CLAIMS_WRITE.search(reply):
+        # Chat never writes; a reply that says it did is corrected in code, visibly.
+        note = NO_WRITE_NOTE[detect_locale(turn.text)]
+        turn.trace.emit("chat", "info", "闲聊回复声称做了没做的事，已附上更正", {"claim": True})
+        turn.on_content(note)
+        reply += note
+    return reply
 
 
 async def answer_aux(turn: Turn, offline_answer: str) -> str:
@@ -103,7 +130,7 @@ async def answer_aux(turn: Turn, offline_answer: str) -> str:
     Clients parse these replies, so nothing may reach them but the answer: a provider fallback is
     recorded on a separate trace whose usage is counted, but whose events are not streamed.
     """
-    quiet = Trace()
+    quiet = Trace(budget=turn.trace.budget)
     try:
         return await stream_text(
             passthrough_agent(),
@@ -113,6 +140,7 @@ async def answer_aux(turn: Turn, offline_answer: str) -> str:
             trace=quiet,
             offline=lambda: offline_answer,
             on_delta=turn.on_content,
+            live=False,  # clients parse these whole (often JSON): never half an answer
             message_history=to_model_messages(turn.messages),
         )
     finally:

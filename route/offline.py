@@ -200,7 +200,11 @@ _FOLLOWUP_RE = re.compile(
     r")",
     re.IGNORECASE,
 )
-_QUERY_REPLY_RE = re.compile(r"给你整理了|条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个")
+# The list header in either language (see taskquery.rendering.LIST_HEADER_RE), then Chinese wordings.
+_QUERY_REPLY_RE = re.compile(
+    r"给你整理了|^Here (?:are \d+ tasks|is 1 task)|条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个",
+    re.M,
+)
 
 _ACTION_VERB_RE = re.compile(
     r"^(?:把|去|到|给|跟|和|找|约|"

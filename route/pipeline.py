@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from core.locale import Locale, detect_locale
 from route.aux import classify_aux, offline_aux_reply
 from route.chat import answer_aux
 from route.registry import ActionRegistry
@@ -16,6 +17,11 @@ from route.turn import Turn
 LOW_CONFIDENCE_REPLY = (
     "我不太确定你是想让我记下一个任务，还是随便聊聊。要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"
 )
+LOW_CONFIDENCE_REPLY_EN = (
+    "I'm not sure whether you want me to save a task or just chat, so I haven't saved anything. "
+    'To save one, say e.g. "remind me to send the report tomorrow at 3pm".'
+)
+CLARIFY_REPLIES: dict[Locale, str] = {"zh": LOW_CONFIDENCE_REPLY, "en": LOW_CONFIDENCE_REPLY_EN}
 
 
 @dataclass(frozen=True)
@@ -48,7 +54,7 @@ class Pipeline:
         self._report(turn, decision, _ms(route_began))
 
         if decision.degraded_from is not None:
-            content = LOW_CONFIDENCE_REPLY
+            content = CLARIFY_REPLIES[detect_locale(turn.text)]
             turn.on_content(content)
         else:
             content = await self.registry[decision.action].handler(turn)
@@ -60,7 +66,11 @@ class Pipeline:
             "confidence": round(decision.confidence, 2),
             "reason": decision.reason,
         }
-        if decision.degraded_from:
+        if decision.contradicted:
+            data["degraded_from"] = decision.degraded_from
+            data["contradicted_by_rules"] = True
+            message = f"模型选了 {decision.degraded_from}，但规则对要不要写入有不同判断，先问清楚，不写入"
+        elif decision.degraded_from:
             data["degraded_from"] = decision.degraded_from
             message = f"想走 {decision.degraded_from}，但置信度 {decision.confidence:.2f} 太低，改为澄清"
         else:

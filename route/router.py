@@ -8,7 +8,7 @@ from typing import Any
 from pydantic import BaseModel
 from pydantic_ai import Agent
 
-from core.llm import FALLBACK_ERRORS, run_structured
+from core.llm import run_structured
 from route.offline import offline_route
 from route.registry import ActionRegistry
 from route.turn import Turn
@@ -32,6 +32,7 @@ class Decision:
     confidence: float
     reason: str
     degraded_from: str | None = None  # the action the router wanted before a safety downgrade
+    contradicted: bool = False  # the model and the offline rules disagree about a write
 
 
 class Router:
@@ -54,38 +55,41 @@ class Router:
         lines.append(f"Latest user message:\n<<<\n{turn.text}\n>>>")
         return "\n".join(lines)
 
-    def _offline(self, turn: Turn) -> BaseModel:
+    def offline_decision(self, turn: Turn) -> Decision:
         action, confidence, reason = offline_route(turn.text, turn.history)
         if action not in self.registry:
             action, reason = self.registry.fallback, f"{reason}（未注册的动作 {action}）"
-        return self.output_type(action=action, confidence=confidence, reason=reason[:200])
+        return Decision(action, confidence, reason[:200])
 
     async def decide(self, turn: Turn) -> Decision:
-        """Never raises for model trouble: any failure degrades to the fallback action, visibly.
+        """Never raises for model trouble: a failing provider degrades to the offline rules, visibly.
 
-        An action that writes data needs `turn.config.quick_note_min_confidence`; below it the
-        decision is degraded (the caller asks instead of acting).
+        The model proposes, code decides: when the model and the offline rules disagree about an
+        action that writes data (either one wants it, the other does not), the turn asks instead of
+        acting. An action that writes also needs `turn.config.quick_note_min_confidence`.
         """
-        try:
-            out = await run_structured(
-                self.agent,
-                self.prompt(turn),
-                node="route",
-                hub=turn.hub,
-                trace=turn.trace,
-                offline=lambda: self._offline(turn),
-                fallback_offline=False,
-            )
-        except FALLBACK_ERRORS as exc:
-            turn.trace.emit(
-                "route",
-                "error",
-                f"分流模型失败（{type(exc).__name__}），按闲聊处理",
-                {"error": type(exc).__name__, "detail": str(exc)[:200]},
-            )
-            return Decision(self.registry.fallback, 0.0, f"router failed: {type(exc).__name__}")
+        rules = self.offline_decision(turn)
+
+        def offline() -> BaseModel:
+            return self.output_type(action=rules.action, confidence=rules.confidence, reason=rules.reason)
+
+        out = await run_structured(
+            self.agent, self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
+        )
         decision = Decision(out.action, float(out.confidence), out.reason)
-        writes = decision.action in self.registry and self.registry[decision.action].side_effects
-        if writes and decision.confidence < turn.config.quick_note_min_confidence:
+        if self._contradicts_writes(decision, rules, turn.config.quick_note_min_confidence):
+            return Decision(self.registry.fallback, decision.confidence, decision.reason, decision.action, True)
+        if self._writes(decision.action) and decision.confidence < turn.config.quick_note_min_confidence:
             return Decision(self.registry.fallback, decision.confidence, decision.reason, decision.action)
         return decision
+
+    def _writes(self, action: str) -> bool:
+        return action in self.registry and self.registry[action].side_effects
+
+    def _contradicts_writes(self, model: Decision, rules: Decision, threshold: float) -> bool:
+        """A write the rules do not read in the words, or a write the rules read clearly and the model missed."""
+        if model.action == rules.action:
+            return False
+        if self._writes(model.action):
+            return True
+        return self._writes(rules.action) and rules.confidence >= threshold

@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from core.llm import ModelHub
-from core.trace import Trace
+from core.trace import Budget, Trace
 from route.aux import ChatText
 from route.decision import HistoryTurn
 
@@ -29,6 +29,12 @@ class TurnConfig:
     history_turns: int = 6
     history_chars: int = 600
     max_reflect_retries: int = 2
+    model_request_budget: int = 5
+    turn_time_budget_s: float = 60.0
+
+    def budget(self) -> Budget:
+        """A fresh per-turn budget; its clock starts now."""
+        return Budget(max_requests=self.model_request_budget, seconds=self.turn_time_budget_s)
 
 
 @dataclass
@@ -45,6 +51,7 @@ class Turn:
     sessions: Callable[[], Session]
     config: TurnConfig = field(default_factory=TurnConfig)
     on_content: Callable[[str], None] = lambda _text: None
+    streaming: bool = False  # on_content reaches the user as it comes (an SSE client)
 
     @property
     def text(self) -> str:

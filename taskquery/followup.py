@@ -7,11 +7,11 @@ from dataclasses import dataclass
 
 from route.decision import HistoryTurn
 from taskquery.offline import MORE_RE
+from taskquery.rendering import LIST_HEADER_RE
 
 _FOLLOWUP_START = re.compile(r"^\s*(那|再|还有|换|继续|更多|下一页|然后|其他|别的)")
 _FOLLOWUP_END = re.compile(r"(呢|吗)[？?。!！]*\s*$")
 _LISTED_NUMBER = re.compile(r"^(\d+)\. ", re.M)
-_ANSWER_MARK = "给你整理了"
 
 
 @dataclass(frozen=True)
@@ -39,7 +39,7 @@ def find_followup(sentence: str, history: list[HistoryTurn]) -> FollowUp | None:
     shown: int | None = None
     for index in range(len(history) - 1, 0, -1):
         reply, question = history[index], history[index - 1]
-        if reply.role != "assistant" or question.role != "user" or _ANSWER_MARK not in reply.text:
+        if reply.role != "assistant" or question.role != "user" or not LIST_HEADER_RE.search(reply.text):
             continue
         if shown is None:
             shown = max((int(n) for n in _LISTED_NUMBER.findall(reply.text)), default=0)

@@ -22,11 +22,13 @@ class Plan(BaseNode[QueryState, QueryDeps, str]):
         with turn.trace.node("plan", "理解问题") as span:
             message = await steps.plan_step(ctx.state, turn)
             assert ctx.state.plan is not None
+            data = {"overridden": ctx.state.overridden} if ctx.state.overridden else {}
             span.done(
                 message,
                 plan=ctx.state.plan.model_dump(mode="json", exclude_none=True),
                 explicit_limit=ctx.state.lock.explicit,
                 wants_all=ctx.state.lock.wants_all,
+                **data,
             )
         return Quadrant()
 
@@ -71,8 +73,7 @@ class ToolQuery(BaseNode[QueryState, QueryDeps, str]):
                 await steps.broaden(state, turn)
                 assert state.page is not None
                 span.done(
-                    f"放宽为{'、'.join(steps.BROADENED_LABELS[b] for b in state.broadened) or '（无可放宽）'}，"
-                    f"匹配 {state.page.total} 条",
+                    f"放宽为{steps.relaxed_text(state.broadened, 'zh') or '（无可放宽）'}，匹配 {state.page.total} 条",
                     broadened=state.broadened,
                     total=state.page.total,
                 )
@@ -91,8 +92,12 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
                 need_retry=reflection.need_retry,
             )
         can_retry = state.retries < turn.config.max_reflect_retries
+        notes = None
         if reflection.need_retry and reflection.patch is not None and can_retry:
             notes = steps.apply_reflection(state, reflection, turn)
+            if notes is None:
+                turn.trace.emit("retry", "info", "建议的调整改变不了查询（时间、条数和你说的条件由代码决定），不重试")
+        if notes is not None:
             turn.trace.emit(
                 "retry",
                 "info",
@@ -103,7 +108,15 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
         assert state.page is not None and state.prefix is not None
         offer_all = state.filter is None or state.filter.limit < turn.config.max_limit
         return End(
-            render_answer(state.prefix, state.page, state.tz, offset=state.offset, now=state.now, offer_all=offer_all)
+            render_answer(
+                state.prefix,
+                state.page,
+                state.tz,
+                offset=state.offset,
+                now=state.now,
+                offer_all=offer_all,
+                locale=state.locale,
+            )
         )
 
 

@@ -403,7 +403,8 @@ _KW_STOP = {
 }
 
 
-def _clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
+def clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
+    """A keyword as a title filter: trimmed of lead/tail words; None for stop words, times, counts, priorities."""
     kw = raw.strip().strip("“”\"'「」『』‘’《》【】 ")
     kw = _KW_LEAD_RE.sub("", kw)
     kw = _KW_TAIL_RE.sub("", kw).strip()
@@ -434,18 +435,18 @@ def _clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
 def _keyword(text: str, now: datetime, tz: str) -> str | None:
     m = _QUOTE_RE.search(text)
     if m:
-        kw = _clean_keyword(m.group("kw"), now, tz)
+        kw = clean_keyword(m.group("kw"), now, tz)
         if kw:
             return kw
     for pat in _KEYWORD_RES:
         for m in pat.finditer(text):
-            kw = _clean_keyword(m.group("kw"), now, tz)
+            kw = clean_keyword(m.group("kw"), now, tz)
             if kw:
                 return kw
     m = _DONE_CHECK_KW_RE.search(text.strip())
     if m:
         # "老王的合同签了没" → the thing itself, after the last "的".
-        kw = _clean_keyword(m.group("kw").rsplit("的", 1)[-1], now, tz)
+        kw = clean_keyword(m.group("kw").rsplit("的", 1)[-1], now, tz)
         if kw:
             return kw
     if "会议" in text:

@@ -3,22 +3,26 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 TimeField = Literal["deadline", "completed", "created"]
 SortBy = Literal["deadline", "priority", "id"]
 Order = Literal["asc", "desc"]
+Group = Annotated[int, Field(ge=1, le=4)]
+
+
+def prefer_for(time_field: TimeField) -> Literal["future", "past"]:
+    """Which way an ambiguous phrase ("周五") leans: completion and creation times are in the past."""
+    return "past" if time_field in ("completed", "created") else "future"
 
 
 class QueryPlan(BaseModel):
     """What the user is asking for, before any deterministic normalisation."""
 
-    quadrants: list[int] | None = Field(
-        default=None,
-        description="Priority groups to include (1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要); null = all.",
-    )
+    quadrants: list[Group] | None = Field(default=None, description="Priority groups to include; null = all.")
     time_text: str | None = Field(
         default=None,
         description="The user's time phrase copied verbatim (e.g. '下周三之前', '逾期'); null if none.",
@@ -38,4 +42,6 @@ class QueryPlan(BaseModel):
     keyword: str | None = Field(default=None, description="A word the task title must contain, if any.")
     sort_by: SortBy = "deadline"
     order: Order = "asc"
-    limit: int | None = Field(default=None, description="How many tasks to show, if the user implied one.")
+    # Set by the offline rules from the count lock; never part of the model's schema, never taken
+    # from a model (the trust boundary rebuilds the plan without it).
+    limit: SkipJsonSchema[int | None] = None

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
-from taskquery.plan import QueryPlan, SortBy, TimeField
+from taskquery.plan import Group, QueryPlan, SortBy, TimeField
 
 
 class PlanPatch(BaseModel):
     """Only the fields to change; absent fields stay as they are."""
 
-    quadrants: list[int] | None = None
+    quadrants: list[Group] | None = None
     clear_quadrants: bool = Field(default=False, description="Search all groups.")
     time_text: str | None = None
     clear_time: bool = Field(default=False, description="Drop the time window.")
@@ -22,7 +23,8 @@ class PlanPatch(BaseModel):
     clear_keyword: bool = False
     sort_by: SortBy | None = None
     order: Literal["asc", "desc"] | None = None
-    limit: int | None = Field(default=None, description="Ignored when the user gave an explicit count.")
+    # Not offered to the model; refused if sent anyway (counts come from the user's words).
+    limit: SkipJsonSchema[int | None] = None
 
 
 class Reflection(BaseModel):
@@ -32,8 +34,11 @@ class Reflection(BaseModel):
     prefix: str = Field(default="", description="One short line (≤ 30 characters), no list.")
 
 
-def apply_patch(plan: QueryPlan, patch: PlanPatch, *, limit_locked: bool) -> tuple[QueryPlan, list[str]]:
-    """The patched plan and human notes on what changed (or was refused)."""
+def apply_patch(plan: QueryPlan, patch: PlanPatch) -> tuple[QueryPlan, list[str]]:
+    """The patched plan and human notes on what changed (or was refused).
+
+    The result is still a proposal: the trust boundary settles it against the user's words.
+    """
     changes: dict[str, object] = {}
     notes: list[str] = []
     if patch.clear_quadrants:
@@ -53,9 +58,6 @@ def apply_patch(plan: QueryPlan, patch: PlanPatch, *, limit_locked: bool) -> tup
         if value is not None:
             changes[name] = value
     if patch.limit is not None:
-        if limit_locked:
-            notes.append(f"忽略了把条数改成 {patch.limit} 的建议（你指定的条数已锁定）")
-        else:
-            changes["limit"] = patch.limit
+        notes.append(f"忽略了把条数改成 {patch.limit} 的建议（条数只由你的原话决定）")
     notes += [f"{k}→{v}" for k, v in changes.items()]
     return plan.model_copy(update=changes), notes

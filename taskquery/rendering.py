@@ -6,10 +6,78 @@ import re
 from datetime import datetime
 
 from core.display import format_when, group_label
+from core.locale import Locale
 from core.store import TaskPage, TaskRow
 
 MAX_PREFIX_CHARS = 30
 NO_RESULT_HINT = "可以换个说法，或者问问「全部任务」。"
+
+# Every fixed text of a rendered list; values are str.format templates.
+_TEXTS: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "header_one": "给你整理了 {shown} 条任务",
+        "header_many": "给你整理了 {shown} 条任务",
+        "of_total": "（共 {total} 条匹配）：",
+        "end_header": "：",
+        "line": "{index}. {title}（{facts}）",
+        "fact_joiner": "；",
+        "promoted": "临近截止，由「{group}」提前",
+        "completed": "已完成",
+        "due": "截止 {when}",
+        "more": "「再来 {count} 个」",
+        "or_all": "或「全部」",
+        "tail": "还有 {remaining} 条没列出，说{more}可以继续看。",
+        "no_result": NO_RESULT_HINT,
+        "all_shown": "这些就是全部了：一共 {total} 条，前面都已经列出。",
+    },
+    "en": {
+        "header_one": "Here is {shown} task",
+        "header_many": "Here are {shown} tasks",
+        "of_total": " ({total} matches):",
+        "end_header": ":",
+        "line": "{index}. {title} ({facts})",
+        "fact_joiner": "; ",
+        "promoted": 'due soon, moved up from "{group}"',
+        "completed": "done",
+        "due": "due {when}",
+        "more": '"{count} more"',
+        "or_all": ' or "all"',
+        "tail": "{remaining} more not listed — say {more} to see them.",
+        "no_result": 'Try other words, or ask for "all tasks".',
+        "all_shown": "That's all: {total} in total, all listed above.",
+    },
+}
+
+# Recognises a list this module rendered, in either language (the header may follow a prefix line).
+LIST_HEADER_RE = re.compile(r"给你整理了|^Here (?:are \d+ tasks|is 1 task)", re.M)
+
+# The deterministic one-line prefix above the list (see taskquery.steps.default_prefix).
+PREFIXES: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "no_match": "没有找到符合条件的任务。",
+        "no_more": "没有更多了。",
+        "broadened": "没有完全符合的，放宽条件（{relaxed}）后找到这些：",
+        "picked_one": "给你挑了一个：",
+        "only_one": "只找到这一条：",
+        "phrase": "「{phrase}」的任务在这里：",
+        "generic": "按你的问题找到这些任务：",
+    },
+    "en": {
+        "no_match": "No tasks match.",
+        "no_more": "No more.",
+        "broadened": "Nothing matched exactly; with {relaxed} I found these:",
+        "picked_one": "Here's one for you:",
+        "only_one": "Only this one matches:",
+        "phrase": 'Tasks for "{phrase}":',
+        "generic": "Here's what I found:",
+    },
+}
+# How each relaxed condition is named inside the "broadened" prefix.
+RELAXED_LABELS: dict[Locale, dict[str, str]] = {
+    "zh": {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"},
+    "en": {"keyword": "any keyword", "time_window": "any time", "include_completed": "finished ones included"},
+}
+RELAXED_JOINER: dict[Locale, str] = {"zh": "、", "en": ", "}
 
 # Anything that looks like the model started writing the list itself.
 _LISTY = re.compile(r"(^|\s)(\d+[.、)）]|[-*•·#>]|[一二三四五六七八九十]+、)|以下是|如下|列表|清单")
@@ -30,34 +98,42 @@ def clean_prefix(candidate: str | None, titles: list[str]) -> str | None:
     return text
 
 
-def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None) -> str:
-    facts = [group_label(task.effective_group)]
+def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None, *, locale: Locale = "zh") -> str:
+    text = _TEXTS[locale]
+    facts = [group_label(task.effective_group, locale)]
     if task.promoted:
-        facts.append(f"临近截止，由「{group_label(task.priority_group)}」提前")
+        facts.append(text["promoted"].format(group=group_label(task.priority_group, locale)))
     if task.is_completed:
-        facts.append("已完成")
+        facts.append(text["completed"])
     if task.deadline_at is not None:
-        facts.append(f"截止 {format_when(task.deadline_at, tz, now)}")
-    return f"{index}. {task.title}（{'；'.join(facts)}）"
+        facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
+    return text["line"].format(index=index, title=task.title, facts=text["fact_joiner"].join(facts))
 
 
 def render_list(
-    page: TaskPage, tz: str, *, offset: int = 0, now: datetime | None = None, offer_all: bool = True
+    page: TaskPage,
+    tz: str,
+    *,
+    offset: int = 0,
+    now: datetime | None = None,
+    offer_all: bool = True,
+    locale: Locale = "zh",
 ) -> str:
     """The header with the true total, one line per task, and a tail when more remain.
 
     `offer_all=False` when this page is already as long as a page can be: then 「全部」 would only
     show the same page again, so the tail offers 「再来 N 个」 alone.
     """
+    text = _TEXTS[locale]
     shown = len(page.items)
-    header = f"给你整理了 {shown} 条任务"
-    header += f"（共 {page.total} 条匹配）：" if page.total > shown else "："
+    header = text["header_one" if shown == 1 else "header_many"].format(shown=shown)
+    header += text["of_total"].format(total=page.total) if page.total > shown else text["end_header"]
     lines = [header]
-    lines += [task_line(offset + i + 1, task, tz, now) for i, task in enumerate(page.items)]
+    lines += [task_line(offset + i + 1, task, tz, now, locale=locale) for i, task in enumerate(page.items)]
     remaining = page.total - offset - shown
     if remaining > 0:
-        more = f"「再来 {min(remaining, 5)} 个」" + ("或「全部」" if offer_all else "")
-        lines.append(f"还有 {remaining} 条没列出，说{more}可以继续看。")
+        more = text["more"].format(count=min(remaining, 5)) + (text["or_all"] if offer_all else "")
+        lines.append(text["tail"].format(remaining=remaining, more=more))
     return "\n".join(lines)
 
 
@@ -69,10 +145,13 @@ def render_answer(
     offset: int = 0,
     now: datetime | None = None,
     offer_all: bool = True,
+    locale: Locale = "zh",
 ) -> str:
     """`now` lets deadlines in another year show their year ("2027年1月5日 …")."""
+    text = _TEXTS[locale]
     if not page.items and page.total > 0:
-        return f"{prefix}\n这些就是全部了：一共 {page.total} 条，前面都已经列出。"
+        return f"{prefix}\n{text['all_shown'].format(total=page.total)}"
     if not page.items:
-        return f"{prefix}\n{NO_RESULT_HINT}"
-    return f"{prefix}\n{render_list(page, tz, offset=offset, now=now, offer_all=offer_all)}"
+        return f"{prefix}\n{text['no_result']}"
+    body = render_list(page, tz, offset=offset, now=now, offer_all=offer_all, locale=locale)
+    return f"{prefix}\n{body}"

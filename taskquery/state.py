@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.locale import Locale
 from core.store import TaskFilter, TaskPage
 from core.timeanchor import TimeWindow
 from route.turn import Turn
+from taskquery.boundary import Grounds, TimeSource
 from taskquery.countlock import CountLock
 from taskquery.plan import QueryPlan
 
@@ -23,7 +25,10 @@ class QueryState:
     plan: QueryPlan | None = None
     quadrants: list[int] | None = None
     window: TimeWindow | None = None
-    window_source: str | None = None  # "anchor" | "model" | None
+    time_source: TimeSource | None = None  # where the settled time came from
+    grounds: Grounds | None = None  # the user's words and the rules' reading: what proposals are settled against
+    overridden: list[str] = field(default_factory=list)  # model values the boundary did not take
+    locale: Locale = "zh"
     filter: TaskFilter | None = None
     page: TaskPage | None = None
     offset: int = 0  # tasks already shown by the previous answer ("再来两个")

@@ -6,6 +6,7 @@ time_anchor without a database, and lets tests drive one step at a time.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime
 from functools import cache
 
@@ -13,16 +14,18 @@ import anyio
 from pydantic_ai import Agent
 
 from core.llm import run_structured
+from core.locale import Locale, detect_locale
 from core.store import TaskFilter, TaskPage, query_tasks
 from core.timeanchor import TimeWindow, resolve_time
 from route.turn import Turn
+from taskquery.boundary import Grounds, settle_plan
 from taskquery.countlock import extract_count
-from taskquery.followup import find_followup
+from taskquery.followup import FollowUp, find_followup
 from taskquery.offline import offline_plan, offline_plan_followup
-from taskquery.plan import QueryPlan
-from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, plan_prompt, reflect_prompt
+from taskquery.plan import QueryPlan, prefer_for
+from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, context_lines, plan_prompt, reflect_prompt
 from taskquery.reflection import Reflection, apply_patch
-from taskquery.rendering import clean_prefix
+from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, clean_prefix
 from taskquery.state import QueryState
 
 
@@ -39,25 +42,31 @@ def reflect_agent() -> Agent[None, Reflection]:
 # --- plan -------------------------------------------------------------------------------------
 
 
+def _rules_plan(state: QueryState, followup: FollowUp | None) -> QueryPlan:
+    if followup is None:
+        return offline_plan(state.sentence, state.now, state.tz)
+    return offline_plan_followup(state.sentence, followup.previous_question, state.now, state.tz)
+
+
 async def plan_step(state: QueryState, turn: Turn) -> str:
-    """One model call for the plan; the explicit count is read by code beside it and locked."""
+    """One model call proposes the plan; code reads the count and settles the plan against the words."""
     state.lock = extract_count(state.sentence)
-    history = [(h.role, h.text) for h in turn.history]
     followup = find_followup(state.sentence, turn.history)
-
-    def offline() -> QueryPlan:
-        if followup is None:
-            return offline_plan(state.sentence, state.now, state.tz)
-        return offline_plan_followup(state.sentence, followup.previous_question, state.now, state.tz)
-
-    state.plan = await run_structured(
+    rules = _rules_plan(state, followup)
+    words = state.sentence if followup is None else f"{state.sentence}\n{followup.previous_question}"
+    state.grounds = Grounds(words, rules, state.lock, state.now, state.tz)
+    history = [(h.role, h.text) for h in turn.history]
+    proposed = await run_structured(
         plan_agent(),
-        plan_prompt(state.sentence, state.now, history),
+        plan_prompt(state.sentence, history),
         node="plan",
         hub=turn.hub,
         trace=turn.trace,
-        offline=offline,
+        offline=lambda: rules,
+        instructions=context_lines(state.now, state.tz, state.locale),
     )
+    settled = settle_plan(proposed, state.grounds)
+    state.plan, state.time_source, state.overridden = settled.plan, settled.time_source, settled.overridden
     if followup is not None and followup.wants_more:
         # "再来两个" continues after the tasks already listed.
         state.offset = followup.shown
@@ -88,45 +97,33 @@ def quadrant_step(state: QueryState) -> str:
 # --- time_anchor ------------------------------------------------------------------------------
 
 
-def _prefer(plan: QueryPlan) -> str:
-    return "past" if plan.time_field in ("completed", "created") else "future"
-
-
-def anchor_window(plan: QueryPlan, sentence: str, now: datetime, tz: str) -> tuple[TimeWindow | None, str | None]:
-    """Code resolves the phrase; model-given absolute bounds are only the fallback."""
-    prefer = _prefer(plan)
+def anchor_window(plan: QueryPlan, now: datetime, tz: str) -> TimeWindow | None:
+    """The settled plan's phrase resolved in code; its bounds only where code cannot resolve it."""
     if plan.time_text:
-        window = resolve_time(plan.time_text, now, tz, prefer=prefer)  # type: ignore[arg-type]
+        window = resolve_time(plan.time_text, now, tz, prefer=prefer_for(plan.time_field))
         if window is not None:
-            return window, "anchor"
-    if plan.time_after is not None or plan.time_before is not None:
-        return (
-            TimeWindow(
-                start=plan.time_after,
-                end=plan.time_before,
-                phrase=plan.time_text or "",
-                granularity="span",
-                has_clock_time=False,
-            ),
-            "model",
-        )
-    if plan.time_text:
-        # The model's phrase didn't resolve on its own; try it in the user's own words.
-        window = resolve_time(sentence, now, tz, prefer=prefer)  # type: ignore[arg-type]
-        if window is not None:
-            return window, "anchor"
-    return None, None
+            return window
+    if plan.time_after is None and plan.time_before is None:
+        return None
+    return TimeWindow(
+        start=plan.time_after,
+        end=plan.time_before,
+        phrase=plan.time_text or "",
+        granularity="span",
+        has_clock_time=False,
+    )
 
 
 def effective_limit(state: QueryState, turn: Turn) -> int:
+    """Only the user's words set the count: this turn's, or the question a bare "还有吗" continues."""
     cfg = turn.config
     if state.lock.explicit is not None:
         return max(1, min(state.lock.explicit, cfg.max_limit))
     if state.lock.wants_all:
         return cfg.max_limit
-    assert state.plan is not None
-    if state.plan.limit is not None and state.plan.limit > 0:
-        return min(state.plan.limit, cfg.max_limit)
+    inherited = state.grounds.rules.limit if state.grounds is not None else None
+    if inherited is not None and inherited > 0:
+        return min(inherited, cfg.max_limit)
     return cfg.default_limit
 
 
@@ -155,7 +152,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
 
 def time_anchor_step(state: QueryState, turn: Turn) -> str:
     assert state.plan is not None
-    state.window, state.window_source = anchor_window(state.plan, state.sentence, state.now, state.tz)
+    state.window = anchor_window(state.plan, state.now, state.tz)
     state.filter = build_filter(state, turn)
     if state.window is None:
         return "没有时间限制"
@@ -163,7 +160,7 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
         return "逾期：截止时间早于现在且未完成"
     start = state.window.start.isoformat() if state.window.start else "不限"
     end = state.window.end.isoformat() if state.window.end else "不限"
-    source = "" if state.window_source == "anchor" else "（采用模型给出的时间）"
+    source = "（采用模型给出的时间）" if state.time_source == "model_bounds" else ""
     return f"「{state.window.phrase}」→ {start} ~ {end}{source}"
 
 
@@ -203,45 +200,53 @@ async def broaden(state: QueryState, turn: Turn) -> None:
         if page.total:
             break
     state.filter, state.page = flt, page
-    # Keep the plan in step with what was relaxed, so a later reflect retry (which rebuilds the
-    # filter from the plan) starts from the broadened query instead of the empty one.
-    assert state.plan is not None
-    plan_updates: dict[str, object] = {}
-    if "keyword" in state.broadened:
-        plan_updates["keyword"] = None
+    # Keep the plan, and what a retry is settled against, in step with what was relaxed: a later
+    # reflect retry rebuilds the filter from them and must start from the broadened query.
+    assert state.plan is not None and state.grounds is not None
+    state.plan = _relaxed(state.plan, state.broadened)
+    state.grounds = replace(state.grounds, rules=_relaxed(state.grounds.rules, state.broadened))
     if "time_window" in state.broadened:
-        plan_updates.update(time_text=None, time_after=None, time_before=None)
-        state.window, state.window_source = None, None
-    if "include_completed" in state.broadened:
-        plan_updates["include_completed"] = True
-    state.plan = state.plan.model_copy(update=plan_updates)
+        state.window, state.time_source = None, None
+
+
+def _relaxed(plan: QueryPlan, broadened: list[str]) -> QueryPlan:
+    updates: dict[str, object] = {}
+    if "keyword" in broadened:
+        updates["keyword"] = None
+    if "time_window" in broadened:
+        updates.update(time_text=None, time_after=None, time_before=None)
+    if "include_completed" in broadened:
+        updates["include_completed"] = True
+    return plan.model_copy(update=updates)
 
 
 # --- reflect ----------------------------------------------------------------------------------
 
 
-BROADENED_LABELS = {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"}
+def relaxed_text(broadened: list[str], locale: Locale) -> str:
+    labels = RELAXED_LABELS[locale]
+    return RELAXED_JOINER[locale].join(labels.get(name, name) for name in broadened)
 
 
 def default_prefix(state: QueryState) -> str:
-    """A deterministic one-liner used offline and whenever the model's prefix is rejected."""
+    """A deterministic one-liner used offline, after broadening, and whenever the model's is rejected."""
+    texts = PREFIXES[state.locale]
     page = state.page
     if page is None or page.total == 0:
-        return "没有找到符合条件的任务。"
+        return texts["no_match"]
     if not page.items:
-        return "没有更多了。"
+        return texts["no_more"]
     if state.broadened:
-        relaxed = "、".join(BROADENED_LABELS.get(name, name) for name in state.broadened)
-        return f"没有完全符合的，放宽条件（{relaxed}）后找到这些："
+        return texts["broadened"].format(relaxed=relaxed_text(state.broadened, state.locale))
     if state.lock.explicit == 1:
-        return "给你挑了一个："
+        return texts["picked_one"]
     if page.total == 1:
         # Only one match: nothing was picked, so don't say "挑了一个".
-        return "只找到这一条："
-    phrase = state.window.phrase if state.window and state.window_source == "anchor" else ""
+        return texts["only_one"]
+    phrase = state.window.phrase if state.window and state.time_source != "model_bounds" else ""
     if phrase and len(phrase) <= 12:
-        return f"「{phrase}」的任务在这里："
-    return "按你的问题找到这些任务："
+        return texts["phrase"].format(phrase=phrase)
+    return texts["generic"]
 
 
 def offline_reflection(state: QueryState) -> Reflection:
@@ -250,25 +255,45 @@ def offline_reflection(state: QueryState) -> Reflection:
 
 async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     assert state.plan is not None and state.page is not None
+    relaxed = relaxed_text(state.broadened, "en") if state.broadened else None
     reflection = await run_structured(
         reflect_agent(),
-        reflect_prompt(state.sentence, state.plan, state.page),
+        reflect_prompt(state.sentence, state.plan, state.page, state.tz, relaxed=relaxed),
         node="reflect",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: offline_reflection(state),
+        instructions=context_lines(state.now, state.tz, state.locale),
     )
-    titles = [item.title for item in state.page.items]
-    state.prefix = clean_prefix(reflection.prefix, titles) or default_prefix(state)
+    if state.broadened:
+        # The model's line would describe the original question; only code knows what was relaxed.
+        state.prefix = default_prefix(state)
+    else:
+        titles = [item.title for item in state.page.items]
+        prefix = clean_prefix(reflection.prefix, titles)
+        if prefix is not None and detect_locale(prefix) != state.locale:
+            prefix = None  # the answer speaks the user's language, all of it
+        state.prefix = prefix or default_prefix(state)
     return reflection
 
 
-def apply_reflection(state: QueryState, reflection: Reflection, turn: Turn) -> list[str]:
-    """Applies reflect's patch for a retry; the locked limit survives whatever the patch says."""
-    assert state.plan is not None and reflection.patch is not None
-    state.plan, notes = apply_patch(state.plan, reflection.patch, limit_locked=state.limit_locked)
+def apply_reflection(state: QueryState, reflection: Reflection, turn: Turn) -> list[str] | None:
+    """Reflect's patch, settled like the plan; None when nothing the boundary allows would change.
+
+    The count is never patched; times, filters and priority words the user said stay as said.
+    """
+    assert state.plan is not None and state.grounds is not None and reflection.patch is not None
+    patched, notes = apply_patch(state.plan, reflection.patch)
+    settled = settle_plan(patched, state.grounds)
+    if settled.plan == state.plan:
+        return None
+    # Report what really changed, and what was refused; not what the patch merely asked for.
+    before, after = state.plan.model_dump(), settled.plan.model_dump()
+    changed = [f"{name}→{after[name]}" for name in after if after[name] != before[name]]
+    notes = [note for note in notes if "→" not in note] + changed
+    state.plan, state.time_source = settled.plan, settled.time_source
     state.quadrants = normalise_quadrants(state.plan.quadrants)
-    state.window, state.window_source = anchor_window(state.plan, state.sentence, state.now, state.tz)
+    state.window = anchor_window(state.plan, state.now, state.tz)
     state.filter = build_filter(state, turn)
     state.retries += 1
-    return notes
+    return notes + settled.overridden

@@ -16,6 +16,7 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from app.main import create_app
 from core.llm import ModelHub
 from core.models import Task, User
+from route.chat import offline_chat_reply
 from support.check_stream import check_body, must_failures, schema_errors
 
 PATHS = ["/v1/chat/completions", "/agent/chat"]
@@ -340,11 +341,9 @@ def _failing_chat_model(exc: Exception, sent: list[str]) -> FunctionModel:
     return FunctionModel(stream_function=stream, model_name="flaky-chat")
 
 
-@pytest.mark.parametrize(
-    "exc", [RuntimeError("provider said hunter2"), OSError("connection reset (hunter2)")], ids=["runtime", "oserror"]
-)
-def test_model_failure_after_some_text(harness: Any, key: str, exc: Exception) -> None:
-    """Text already reached the client, so there is no offline fallback: the stream ends with an error."""
+def test_a_programming_error_after_some_text_ends_the_stream_with_an_error(harness: Any, key: str) -> None:
+    """A bug (not a provider failure) is not papered over: the stream ends with an error event."""
+    exc = RuntimeError("provider said hunter2")
     harness.state.hub = ModelHub(injected={"chat": _failing_chat_model(exc, ["你好，", "我在"])})
     with harness.client() as client:
         body = chat_body([msg("你好")], stream=True, stream_options={"include_usage": True})
@@ -356,6 +355,36 @@ def test_model_failure_after_some_text(harness: Any, key: str, exc: Exception) -
     # Reasoning (the route event) still came before the first content.
     kinds = ["r" if c["choices"][0]["delta"].get("reasoning_content") else "c" for c in chunks[1:]]
     assert kinds == sorted(kinds, key=lambda k: k == "c")
+
+
+def test_provider_cut_after_some_text_is_completed_offline(harness: Any, key: str) -> None:
+    """A provider that drops mid-reply: what was shown stays, the offline reply completes the answer."""
+    cut = OSError("connection reset (hunter2)")
+    harness.state.hub = ModelHub(injected={"chat": _failing_chat_model(cut, ["你好，", "我在"])})
+    with harness.client() as client:
+        body = chat_body([msg("你好")], stream=True, stream_options={"include_usage": True})
+        r = client.post(PATHS[0], json=body, headers={"Authorization": f"Bearer {key}"})
+    checked = check_body(r.content, include_usage=True, headers=dict(r.headers), status=r.status_code)
+    assert [row for row in checked if not row[2]] == []
+    assert "hunter2" not in r.text  # the provider's words stay in the server log
+    chunks = [json.loads(p) for p in sse_payloads(r.text)[:-1]]
+    stages = [c["suikou_event"]["stage"] for c in chunks if "suikou_event" in c]
+    assert stages == ["route", "fallback"]
+    content = "".join(ch["delta"].get("content") or "" for c in chunks for ch in c["choices"])
+    assert content == "你好，我在\n\n" + offline_chat_reply("你好")
+    assert chunks[-1]["usage"]["model_requests"] == 1  # the cut chat reply; the router ran offline
+
+
+def test_provider_cut_without_streaming_answers_offline_whole(harness: Any, key: str) -> None:
+    """A non-streaming client never sees half a provider reply: the offline reply is the answer."""
+    cut = OSError("connection reset")
+    harness.state.hub = ModelHub(injected={"chat": _failing_chat_model(cut, ["你好，", "我在"])})
+    with harness.client() as client:
+        r = client.post(PATHS[0], json=chat_body([msg("你好")]), headers={"Authorization": f"Bearer {key}"})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["choices"][0]["message"]["content"] == offline_chat_reply("你好")
+    assert [e["stage"] for e in body["suikou_events"]] == ["route", "fallback"]
 
 
 def test_model_failure_before_any_text_falls_back(harness: Any, key: str) -> None:
@@ -370,6 +399,7 @@ def test_model_failure_before_any_text_falls_back(harness: Any, key: str) -> Non
     chunks = [json.loads(p) for p in payloads[:-1]]
     stages = [c["suikou_event"]["stage"] for c in chunks if "suikou_event" in c]
     assert stages == ["route", "fallback"]
-    assert chunks[-1]["usage"]["model_requests"] >= 2  # the failed attempt is counted
+    assert chunks[-1]["usage"]["model_requests"] == 1  # the failed attempt is counted
+    assert chunks[-1]["usage"]["offline_steps"] == 2  # the router's rules and the offline reply
     content = "".join(ch["delta"].get("content") or "" for c in chunks for ch in c["choices"])
     assert content.startswith("你好！")

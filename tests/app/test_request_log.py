@@ -20,8 +20,9 @@ async def test_task_query_log_line(harness: Harness, caplog: pytest.LogCaptureFi
         await harness.ask("来一个简单的任务")
     [line] = _lines(caplog)
     assert line["route"] == "task_query"
-    assert line["model_calls"] == 3
-    assert line["model_calls_by_node"] == {"route": 1, "plan": 1, "reflect": 1}
+    assert line["model_calls"] == 0  # provider requests: none offline
+    assert line["offline_steps"] == 3
+    assert line["offline_by_node"] == {"route": 1, "plan": 1, "reflect": 1}
     nodes = line["nodes_ms"]
     assert isinstance(nodes, dict)
     assert set(nodes) == {"plan", "quadrant", "time_anchor", "tool_query", "reflect"}
@@ -44,7 +45,8 @@ async def test_chat_log_line(harness: Harness, caplog: pytest.LogCaptureFixture)
         await harness.ask("早上好")
     [line] = _lines(caplog)
     assert line["route"] == "chat"
-    assert line["model_calls"] == 2
+    assert line["model_calls"] == 0
+    assert line["offline_by_node"] == {"route": 1, "chat": 1}
     assert line["nodes_ms"] == {}
 
 

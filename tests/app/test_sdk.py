@@ -96,7 +96,8 @@ def test_sdk_whole_answer(server: LiveServer) -> None:
     assert events[0]["stage"] == "route" and events[0]["data"]["action"] == "task_query"
     assert r.usage is not None
     assert r.usage.total_tokens == r.usage.prompt_tokens + r.usage.completion_tokens
-    assert r.usage.model_extra["model_requests"] >= 1  # type: ignore[index]
+    assert r.usage.model_extra["model_requests"] == 0  # type: ignore[index]
+    assert r.usage.model_extra["offline_steps"] == 3  # type: ignore[index]
 
 
 @pytest.mark.parametrize("text", ["这周有什么要交的", "你好", "帮我记一下明天下午三点交报告"])
@@ -136,7 +137,7 @@ def test_sdk_stream(server: LiveServer, text: str) -> None:
     assert [c.choices[0].finish_reason for c in chunks[:-1]].count("stop") == 1
     assert chunks[-2].choices[0].finish_reason == "stop"
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
-    assert chunks[-1].usage.model_extra["model_requests"] >= 1  # type: ignore[index]
+    assert chunks[-1].usage.model_extra["offline_steps"] >= 1  # type: ignore[index]
 
 
 def test_sdk_stream_helper(server: LiveServer) -> None:
@@ -254,7 +255,7 @@ def check_probe(out: dict[str, Any]) -> None:
         assert stream["missing_reasoning_attr"] == 0
         assert stream["order"] == "r" * stream["order"].count("r") + "c" * stream["order"].count("c")
         assert stream["finish_reasons"] == ["stop"]
-        assert stream["usage_chunk_choices"] == 0 and stream["usage"]["model_requests"] >= 1
+        assert stream["usage_chunk_choices"] == 0 and stream["usage"]["offline_steps"] >= 1
     assert "交周报" in out["whole"]["query"]["content"]
     assert "别人的任务" not in out["whole"]["query"]["content"]
 

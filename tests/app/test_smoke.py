@@ -27,4 +27,5 @@ def test_http_roundtrip(harness: Any) -> None:
     assert r.status_code == 200, r.text
     body = r.json()
     assert "买猫粮" in body["choices"][0]["message"]["content"]
-    assert body["usage"]["model_requests"] == 3
+    assert body["usage"]["model_requests"] == 0  # offline: router, plan and reflect are rules
+    assert body["usage"]["offline_steps"] == 3

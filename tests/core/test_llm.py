@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,8 +14,16 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.usage import RequestUsage
 
-from core.llm import OFFLINE, ModelHub, failed_run_usage, offline_model, run_structured, stream_text
-from core.trace import Trace
+from core.llm import (
+    OFFLINE,
+    OFFLINE_AFTER_CUT,
+    ModelHub,
+    failed_run_usage,
+    offline_model,
+    run_structured,
+    stream_text,
+)
+from core.trace import Budget, Trace
 
 
 class City(BaseModel):
@@ -96,8 +105,6 @@ def test_hub_builds_chat_completions_models_without_sdk_retries() -> None:
     assert model.client.timeout == 1.5
     assert str(model.client.base_url).rstrip("/") == "http://127.0.0.1:9/v1"
     assert hub.model_for("route") is model  # one client per model name
-    settings = hub.settings()
-    assert settings.get("timeout") == 1.5
 
 
 async def test_hub_injected_models_win() -> None:
@@ -141,7 +148,8 @@ async def test_run_structured_falls_back_to_offline_on_provider_failure() -> Non
     [fallback] = fallbacks(trace)
     assert fallback["node"] == "plan"
     assert fallback["error"] == "ModelHTTPError"
-    assert trace.model_calls == {"plan": 2}  # the failed attempt and the offline answer
+    assert trace.model_calls == {"plan": 1}  # the failed attempt
+    assert trace.offline_steps == {"plan": 1}  # and the offline answer, which is no request
 
 
 async def test_run_structured_counts_every_failed_request_of_an_output_retry() -> None:
@@ -161,25 +169,65 @@ async def test_run_structured_counts_every_failed_request_of_an_output_retry() -
     )
     assert out == PARIS
     assert len(calls) == 2  # one output retry, as configured
-    assert trace.model_calls == {"extract": 3}
+    assert trace.model_calls == {"extract": 2}
+    assert trace.usage.offline_steps == 1
     assert (trace.usage.input_tokens, trace.usage.output_tokens) == (10, 4)
 
 
-async def test_run_structured_without_offline_fallback_raises_after_counting() -> None:
-    trace = Trace()
-    hub = ModelHub(injected={"route": FunctionModel(fails)})
-    with pytest.raises(ModelHTTPError):
-        await run_structured(
-            Agent(None, output_type=City),
-            "x",
-            node="route",
-            hub=hub,
-            trace=trace,
-            offline=lambda: PARIS,
-            fallback_offline=False,
+async def test_run_structured_past_the_request_budget_answers_offline_without_asking() -> None:
+    asked: list[int] = []
+
+    def answer(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        asked.append(1)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"name": "Lyon", "country": "FR"})])
+
+    trace = Trace(budget=Budget(max_requests=1))
+    hub = ModelHub(injected={"plan": FunctionModel(answer), "reflect": FunctionModel(answer)})
+    agent = Agent(None, output_type=City)
+    assert await run_structured(agent, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS) != PARIS
+    assert await run_structured(agent, "x", node="reflect", hub=hub, trace=trace, offline=lambda: PARIS) == PARIS
+    assert len(asked) == 1
+    [fallback] = fallbacks(trace)
+    assert (fallback["node"], fallback["error"]) == ("reflect", "budget")
+    assert trace.usage.requests == 1 and trace.usage.offline_steps == 1
+
+
+async def test_run_structured_caps_output_retries_at_the_budget() -> None:
+    calls: list[int] = []
+
+    def invalid(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        calls.append(1)
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, {"name": "Paris"})])
+
+    trace = Trace(budget=Budget(max_requests=1))
+    hub = ModelHub(injected={"plan": FunctionModel(invalid)}, output_retries=3)
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
+    )
+    assert out == PARIS
+    assert len(calls) == 1  # no retry fits in a budget of one request
+    assert trace.usage.requests == 1
+
+
+async def test_run_structured_past_the_time_budget_answers_offline() -> None:
+    async def hang(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(30)
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    trace = Trace(budget=Budget(seconds=0.2))
+    hub = ModelHub(injected={"plan": FunctionModel(hang)})
+    async with asyncio.timeout(5):  # "did not hang" guard, not a timing assertion
+        out = await run_structured(
+            Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
         )
-    assert fallbacks(trace) == []
-    assert trace.model_calls == {"route": 1}
+    assert out == PARIS
+    [fallback] = fallbacks(trace)
+    assert fallback["error"] in ("ModelRequestTimeout", "TimeoutError")
+    out = await run_structured(
+        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
+    )
+    assert out == PARIS
+    assert fallbacks(trace)[-1]["error"] == "budget"  # the clock has run out: not even asked
 
 
 async def test_run_structured_does_not_hide_programming_errors() -> None:
@@ -200,8 +248,9 @@ async def test_run_structured_offline_hub_never_touches_a_provider() -> None:
     )
     assert out == PARIS
     assert fallbacks(trace) == []
-    assert trace.model_calls == {"plan": 1}
-    assert (trace.usage.input_tokens, trace.usage.output_tokens) == (0, 0)
+    assert trace.model_calls == {}
+    assert trace.offline_steps == {"plan": 1}
+    assert (trace.usage.requests, trace.usage.input_tokens, trace.usage.output_tokens) == (0, 0, 0)
 
 
 def test_failed_run_usage_ignores_history_and_unsent_retries() -> None:
@@ -237,9 +286,16 @@ async def _stream_ok(messages: list[ModelMessage], info: AgentInfo) -> AsyncIter
         yield piece
 
 
-async def _stream(hub: ModelHub, trace: Trace, sent: list[str]) -> str:
+async def _stream(hub: ModelHub, trace: Trace, sent: list[str], *, live: bool = True) -> str:
     return await stream_text(
-        Agent(None), "hi", node="chat", hub=hub, trace=trace, offline=lambda: LONG_TEXT, on_delta=sent.append
+        Agent(None),
+        "hi",
+        node="chat",
+        hub=hub,
+        trace=trace,
+        offline=lambda: LONG_TEXT,
+        on_delta=sent.append,
+        live=live,
     )
 
 
@@ -266,16 +322,31 @@ async def test_stream_text_falls_back_when_nothing_was_sent() -> None:
     assert "".join(sent) == LONG_TEXT
     [fallback] = fallbacks(trace)
     assert fallback["node"] == "chat"
-    assert trace.model_calls == {"chat": 2}
+    assert trace.model_calls == {"chat": 1}
+    assert trace.offline_steps == {"chat": 1}
 
 
-async def test_stream_text_does_not_fall_back_after_text_was_sent() -> None:
-    # Appending the offline reply to half a model answer would garble it: the error surfaces instead.
+async def test_stream_text_completes_a_cut_live_reply_with_the_offline_one() -> None:
+    # What was shown stays shown; the offline reply follows it, so the answer still ends.
     trace, sent = Trace(), []
     hub = ModelHub(injected={"chat": FunctionModel(stream_function=_fail_mid_stream)})
-    with pytest.raises(ModelHTTPError):
-        await _stream(hub, trace, sent)
-    assert "".join(sent) == "你好，我"
-    assert LONG_TEXT not in "".join(sent)
-    assert fallbacks(trace) == []
+    answer = await _stream(hub, trace, sent)
+    assert answer == "".join(sent) == "你好，我" + OFFLINE_AFTER_CUT + LONG_TEXT
+    [fallback] = fallbacks(trace)
+    assert fallback["node"] == "chat"
     assert trace.model_calls == {"chat": 1}
+
+
+async def test_stream_text_not_live_discards_a_cut_reply() -> None:
+    # A non-streaming client never saw the half reply: it gets the offline one, whole, once.
+    trace, sent = Trace(), []
+    hub = ModelHub(injected={"chat": FunctionModel(stream_function=_fail_mid_stream)})
+    assert await _stream(hub, trace, sent, live=False) == LONG_TEXT
+    assert sent == [LONG_TEXT]
+
+
+async def test_stream_text_not_live_delivers_a_good_reply_once() -> None:
+    trace, sent = Trace(), []
+    hub = ModelHub(injected={"chat": FunctionModel(stream_function=_stream_ok)})
+    assert await _stream(hub, trace, sent, live=False) == "Hello"
+    assert sent == ["Hello"]

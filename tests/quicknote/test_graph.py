@@ -11,7 +11,9 @@ import pytest
 
 from core.models import Task
 from quicknote import steps
+from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
+from quicknote.offline import offline_extract_note
 from quicknote.rendering import NO_TITLE_QUESTION, confirmation, unclear_time_question
 from quicknote.state import NoteState
 from support.harness import NOW, TZ, local
@@ -70,11 +72,23 @@ def test_anchor_deadline_unresolvable_phrase_falls_back_to_the_models_absolute_d
     assert state.deadline_at == given
 
 
-def test_anchor_deadline_uses_the_sentence_when_the_models_phrase_is_garbled() -> None:
-    # A model that copied the phrase badly ("下五三点") still gets the sentence's own phrase.
-    state = state_for(NoteDraft(title="交报告", time_text="下五三点"), "帮我记一下明天下午三点交报告")
+def test_a_garbled_model_phrase_is_replaced_by_the_sentences_own() -> None:
+    # A model that copied the phrase badly ("下五三点") still gets the sentence's own phrase: the
+    # boundary settles the draft against the rules before the anchor runs.
+    sentence = "帮我记一下明天下午三点交报告"
+    proposed = NoteDraft(title="交报告", time_text="下五三点")
+    settled = settle_note(proposed, offline_extract_note(sentence, NOW, TZ), sentence, NOW, TZ)
+    assert settled.draft.time_text == "明天下午三点"
+    assert any("下五三点" in note for note in settled.overridden)
+    state = state_for(settled.draft, sentence)
     assert steps.anchor_deadline(state) is True
     assert state.deadline_at == local("2026-12-01 15:00")
+
+
+def test_a_model_deadline_without_a_phrase_is_never_used() -> None:
+    state = state_for(NoteDraft(title="交报告", deadline_at=local("2031-12-01 15:00")), "帮我记一下交报告")
+    assert steps.anchor_deadline(state) is True
+    assert state.deadline_at is None
 
 
 def test_anchor_deadline_impossible_clock_time_is_not_understood() -> None:

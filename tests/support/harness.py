@@ -81,7 +81,8 @@ class Answer:
     content: str
     action: str
     events: list[StageEvent]
-    requests: int
+    requests: int  # provider requests
+    offline_steps: int = 0
 
     @property
     def stages(self) -> list[str]:
@@ -94,6 +95,7 @@ class Answer:
             "content": self.content,
             "stages": [f"{e.stage}:{e.status} {e.message}" for e in self.events],
             "model_requests": self.requests,
+            "offline_steps": self.offline_steps,
         }
 
 
@@ -168,7 +170,8 @@ class Harness:
             self.state, request, messages, user_id=self.user(user), tz=tz, client_message_id=client_message_id
         )
         outcome = await job.run()
-        return Answer(outcome.content, outcome.action, list(job.turn.trace.events), job.turn.trace.usage.requests)
+        usage = job.turn.trace.usage
+        return Answer(outcome.content, outcome.action, list(job.turn.trace.events), usage.requests, usage.offline_steps)
 
     def client(self) -> TestClient:
         return TestClient(create_app(self.state.settings, state=self.state))

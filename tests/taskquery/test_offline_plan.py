@@ -412,7 +412,7 @@ def _check_probe(sentence: str, want: dict[str, object]) -> list[str]:
     from taskquery.steps import anchor_window
 
     p = plan(sentence)
-    window, _ = anchor_window(p, sentence, NOW, TZ)
+    window = anchor_window(p, NOW, TZ)
     bad: list[str] = []
     if "win" in want:
         w = want["win"]

@@ -7,14 +7,17 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from pydantic import ValidationError
 
 from core.llm import ModelHub
 from core.store import TaskFilter, TaskPage, TaskRow
 from core.trace import Trace
 from route.turn import Turn, TurnConfig
 from taskquery import steps
+from taskquery.boundary import Grounds, settle_plan
 from taskquery.countlock import CountLock
 from taskquery.graph import task_query_graph
+from taskquery.offline import offline_plan
 from taskquery.plan import QueryPlan
 from taskquery.reflection import PlanPatch, Reflection, apply_patch
 from taskquery.rendering import MAX_PREFIX_CHARS, clean_prefix, render_answer, render_list, task_line
@@ -46,11 +49,19 @@ def make_turn(**config: Any) -> Turn:
 
 
 def make_state(
-    plan: QueryPlan | None = None, *, explicit: int | None = None, wants_all: bool = False, sentence: str = "x"
+    plan: QueryPlan | None = None,
+    *,
+    explicit: int | None = None,
+    wants_all: bool = False,
+    sentence: str = "x",
+    rules: QueryPlan | None = None,
 ) -> QueryState:
+    """A state as plan_step leaves it; `rules` is the offline reading of `sentence` unless given."""
     state = QueryState(sentence=sentence, now=NOW, tz=TZ)
     state.lock = CountLock(explicit=explicit, wants_all=wants_all)
     state.plan = plan or QueryPlan()
+    rules = rules if rules is not None else offline_plan(sentence, NOW, TZ)
+    state.grounds = Grounds(sentence, rules, state.lock, NOW, TZ)
     return state
 
 
@@ -99,7 +110,8 @@ def test_normalise_quadrants(raw: list[int] | None, expected: list[int] | None) 
 
 
 def test_quadrant_step_reports_what_it_kept() -> None:
-    state = make_state(QueryPlan(quadrants=[7, 3, 3]))
+    # The schema refuses 7; the step still normalises whatever it is handed (defence in depth).
+    state = make_state(QueryPlan.model_construct(quadrants=[7, 3, 3]))
     message = steps.quadrant_step(state)
     assert state.quadrants == [3]
     assert "[3]" in message
@@ -109,37 +121,28 @@ def test_quadrant_step_reports_what_it_kept() -> None:
 
 
 def test_anchor_window_resolves_the_phrase_in_code() -> None:
-    # The model's wrong bounds (this Wednesday) lose to the phrase (next Wednesday).
+    # Bounds beside a phrase code can read (this Wednesday) lose to the phrase (next Wednesday).
     plan = QueryPlan(time_text="下周三", time_after=at("2026-12-02 00:00"), time_before=at("2026-12-02 23:59"))
-    window, source = steps.anchor_window(plan, "下周三有什么", NOW, TZ)
-    assert source == "anchor"
+    window = steps.anchor_window(plan, NOW, TZ)
     assert window is not None and window.start is not None
     assert window.start.date().isoformat() == "2026-12-09"
 
 
-def test_anchor_window_falls_back_to_model_bounds_for_an_unresolvable_phrase() -> None:
+def test_anchor_window_uses_settled_bounds_for_a_phrase_code_cannot_read() -> None:
     plan = QueryPlan(time_text="发薪日前后", time_after=at("2026-12-04 00:00"), time_before=at("2026-12-05 23:59"))
-    window, source = steps.anchor_window(plan, "发薪日前后有什么", NOW, TZ)
-    assert source == "model"
+    window = steps.anchor_window(plan, NOW, TZ)
     assert window is not None
     assert (window.start, window.end) == (at("2026-12-04 00:00"), at("2026-12-05 23:59"))
 
 
-def test_anchor_window_tries_the_users_words_when_the_models_phrase_fails() -> None:
-    plan = QueryPlan(time_text="那个时候")  # not a phrase the resolver knows, and no bounds
-    window, source = steps.anchor_window(plan, "明天有什么任务", NOW, TZ)
-    assert source == "anchor"
-    assert window is not None and window.start == at("2026-12-01 00:00")
-
-
 def test_anchor_window_without_any_time_is_none() -> None:
-    assert steps.anchor_window(QueryPlan(), "来一个简单的任务", NOW, TZ) == (None, None)
-    assert steps.anchor_window(QueryPlan(time_text="那个时候"), "那个时候的", NOW, TZ) == (None, None)
+    assert steps.anchor_window(QueryPlan(), NOW, TZ) is None
+    assert steps.anchor_window(QueryPlan(time_text="那个时候"), NOW, TZ) is None
 
 
 def test_anchor_window_prefers_the_past_for_completed_and_created() -> None:
-    future, _ = steps.anchor_window(QueryPlan(time_text="周五"), "周五", NOW, TZ)
-    past, _ = steps.anchor_window(QueryPlan(time_text="周五", time_field="completed"), "周五完成的", NOW, TZ)
+    future = steps.anchor_window(QueryPlan(time_text="周五"), NOW, TZ)
+    past = steps.anchor_window(QueryPlan(time_text="周五", time_field="completed"), NOW, TZ)
     assert future is not None and future.start is not None and future.start.date().isoformat() == "2026-12-04"
     assert past is not None and past.start is not None and past.start.date().isoformat() == "2026-11-27"
 
@@ -168,22 +171,28 @@ def test_time_anchor_step_completed_window_includes_completed() -> None:
 
 
 @pytest.mark.parametrize(
-    ("explicit", "wants_all", "plan_limit", "expected"),
+    ("explicit", "wants_all", "inherited", "expected"),
     [
         (None, False, None, 5),  # default
-        (None, False, 0, 5),  # a nonsense plan limit is ignored
-        (None, False, 7, 7),  # a plan limit when nothing is locked
+        (None, False, 0, 5),  # a nonsense count is ignored
+        (None, False, 7, 7),  # "还有吗" keeps the count the continued question said
         (None, False, 99, 20),  # clamped to the maximum
         (3, False, None, 3),  # locked
-        (1, False, 10, 1),  # the plan cannot change a locked count
+        (1, False, 10, 1),  # nothing changes a locked count
         (30, False, None, 20),  # a locked count above the maximum still respects the page size
         (None, True, None, 20),  # "全部": as many as the page allows
         (None, True, 3, 20),
     ],
 )
-def test_effective_limit(explicit: int | None, wants_all: bool, plan_limit: int | None, expected: int) -> None:
-    state = make_state(QueryPlan(limit=plan_limit), explicit=explicit, wants_all=wants_all)
+def test_effective_limit(explicit: int | None, wants_all: bool, inherited: int | None, expected: int) -> None:
+    state = make_state(explicit=explicit, wants_all=wants_all, rules=QueryPlan(limit=inherited))
     assert steps.effective_limit(state, make_turn()) == expected
+
+
+def test_effective_limit_never_takes_a_model_count() -> None:
+    # "给我一些任务" → a model that says 1 is not a count the user gave.
+    state = make_state(QueryPlan(limit=1), sentence="给我一些任务")
+    assert steps.effective_limit(state, make_turn()) == 5
 
 
 def test_effective_limit_follows_configuration() -> None:
@@ -276,44 +285,63 @@ async def test_broaden_with_nothing_to_relax_but_completed(monkeypatch: pytest.M
 # --- reflect patches ---------------------------------------------------------------------------
 
 
-def test_apply_patch_never_changes_a_locked_limit() -> None:
+def test_apply_patch_never_changes_a_count() -> None:
     plan = QueryPlan(quadrants=[1, 2], limit=1)
-    patched, notes = apply_patch(plan, PlanPatch(limit=10, quadrants=[1]), limit_locked=True)
+    patched, notes = apply_patch(plan, PlanPatch(limit=10, quadrants=[1]))
     assert patched.limit == 1
     assert patched.quadrants == [1]
     assert any("忽略了把条数改成 10" in note for note in notes)
+    patched, notes = apply_patch(QueryPlan(), PlanPatch(limit=10))
+    assert patched.limit is None
+    assert any("忽略了把条数改成 10" in note for note in notes)
 
 
-def test_apply_patch_changes_an_unlocked_limit() -> None:
-    patched, notes = apply_patch(QueryPlan(), PlanPatch(limit=10), limit_locked=False)
-    assert patched.limit == 10
-    assert "limit→10" in notes
+def test_patch_schema_offers_no_count_and_only_real_groups() -> None:
+    schema = PlanPatch.model_json_schema()
+    assert "limit" not in schema["properties"]
+    assert "limit" not in QueryPlan.model_json_schema()["properties"]
+    with pytest.raises(ValidationError):
+        PlanPatch(quadrants=[7])
 
 
 def test_apply_patch_clears_and_replaces() -> None:
     plan = QueryPlan(quadrants=[3], time_text="明天", time_after=NOW, keyword="发票")
-    patched, _ = apply_patch(
-        plan, PlanPatch(clear_quadrants=True, clear_time=True, clear_keyword=True), limit_locked=False
-    )
+    patched, _ = apply_patch(plan, PlanPatch(clear_quadrants=True, clear_time=True, clear_keyword=True))
     assert (patched.quadrants, patched.time_text, patched.time_after, patched.keyword) == (None, None, None, None)
-    patched, _ = apply_patch(plan, PlanPatch(time_text="下周", include_completed=True), limit_locked=False)
+    patched, _ = apply_patch(plan, PlanPatch(time_text="下周", include_completed=True))
     assert (patched.time_text, patched.time_after, patched.include_completed) == ("下周", None, True)
     assert patched.keyword == "发票"  # absent fields stay
 
 
-def test_apply_reflection_keeps_the_locked_limit_in_the_filter() -> None:
-    state = make_state(QueryPlan(quadrants=[1, 2], limit=1), explicit=1)
+def test_apply_reflection_keeps_the_count_and_the_users_time() -> None:
+    sentence = "来一个明天的任务"
+    state = make_state(QueryPlan(time_text="明天"), explicit=1, sentence=sentence)
     turn = make_turn()
     steps.quadrant_step(state)
     steps.time_anchor_step(state, turn)
     reflection = Reflection(need_retry=True, patch=PlanPatch(limit=10, quadrants=[1], time_text="下周"))
     notes = steps.apply_reflection(state, reflection, turn)
+    assert notes is not None
     assert state.filter is not None
     assert state.filter.limit == 1
-    assert state.filter.quadrants == [1]
-    assert state.filter.time_after == at("2026-12-07 00:00")  # the patched phrase is anchored in code
+    assert state.filter.quadrants == [1]  # the rules were silent on groups: the patch may set them
+    assert state.filter.time_after == at("2026-12-01 00:00")  # 明天, as said; not the patch's 下周
     assert state.retries == 1
-    assert any("锁定" in note for note in notes)
+    assert any("忽略了把条数改成 10" in note for note in notes)
+    assert any("明天" in note and "下周" in note for note in notes)
+
+
+def test_apply_reflection_that_changes_nothing_allowed_does_not_retry() -> None:
+    state = make_state(explicit=1, sentence="来一个明天的任务")
+    assert state.grounds is not None
+    state.plan = settle_plan(QueryPlan(time_text="明天"), state.grounds).plan  # as plan_step leaves it
+    turn = make_turn()
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, turn)
+    before = state.filter
+    reflection = Reflection(need_retry=True, patch=PlanPatch(time_text="下周", limit=3))
+    assert steps.apply_reflection(state, reflection, turn) is None
+    assert state.retries == 0 and state.filter == before
 
 
 # --- prefixes ---------------------------------------------------------------------------------

@@ -700,7 +700,7 @@ def check(answer: Any, sc: Scenario) -> None:
     ex = sc.expect
     content = answer.content
     assert answer.action == "task_query"
-    assert answer.requests == 3, "router 1 + plan 1 + reflect 1"
+    assert (answer.requests, answer.offline_steps) == (0, 3), "offline: router, plan and reflect are rules"
     if sc.user != "bob":
         assert BOB not in content, "another user's task leaked"
 
@@ -833,14 +833,14 @@ def titles_of(answer: Any) -> list[str]:
 
 
 async def test_reflect_retry_cannot_change_locked_limit(seeded_with: Callable[..., Any], snapshot: Any) -> None:
-    """Reflect asks for 10 urgent tasks after "来一个重要的任务": the retry runs, the count stays 1."""
+    """Reflect asks for 10 urgent tasks after "来一个任务": the retry runs, the count stays 1."""
 
     def reflect(n: int) -> dict[str, Any]:
         if n == 1:
             return {"satisfied": False, "need_retry": True, "patch": {"limit": 10, "quadrants": [1]}, "prefix": ""}
         return {"satisfied": True, "need_retry": False, "prefix": "先把这件最要紧的做了"}
 
-    answer = await ask_with(seeded_with, "来一个重要的任务", reflect=structured(reflect, name="reflect-fake"))
+    answer = await ask_with(seeded_with, "来一个任务", reflect=structured(reflect, name="reflect-fake"))
     assert flow(answer) == [
         "route", "plan", "quadrant", "time_anchor", "tool_query", "reflect", "retry", "tool_query", "reflect"
     ]  # fmt: skip
@@ -851,20 +851,37 @@ async def test_reflect_retry_cannot_change_locked_limit(seeded_with: Callable[..
     assert titles_of(answer) == ["准备董事会材料"]
     assert header_counts(answer.content) == (1, 6)  # the patch's quadrants [1] did apply
     assert answer.content.splitlines()[0] == "先把这件最要紧的做了"
-    assert answer.requests == 4  # router 1 + plan 1 + reflect 2
+    assert answer.requests == 2  # reflect 2; router and plan ran offline
     assert answer.snapshot() == snapshot
+
+
+async def test_reflect_patch_cannot_change_priorities_the_user_said(seeded_with: Callable[..., Any]) -> None:
+    """After "来一个重要的任务" a patch to group 1 only is refused: 重要 means 1-2, so nothing retries."""
+
+    def reflect(n: int) -> dict[str, Any]:
+        return {"satisfied": False, "need_retry": True, "patch": {"limit": 10, "quadrants": [1]}, "prefix": ""}
+
+    answer = await ask_with(seeded_with, "来一个重要的任务", reflect=structured(reflect, name="reflect-fake"))
+    assert "tool_query" in flow(answer) and flow(answer).count("reflect") == 1
+    refused = event(answer, "retry", "info")
+    assert "不重试" in refused.message
+    assert event(answer, "quadrant").data["quadrants"] == [1, 2]
+    assert len(list_lines(answer.content)) == 1
+    assert answer.requests == 1
 
 
 async def test_reflect_retries_stop_at_the_cap(seeded_with: Callable[..., Any], snapshot: Any) -> None:
     """A reflect model that is never satisfied: 2 retries, then the answer — the worst-case budget."""
 
     def reflect(n: int) -> dict[str, Any]:
-        return {"satisfied": False, "need_retry": True, "patch": {"limit": 9, "sort_by": "priority"}, "prefix": ""}
+        # A different order each time, so every retry changes the query (an unchanged one is not run).
+        patch = {"limit": 9, "sort_by": "priority" if n % 2 else "deadline"}
+        return {"satisfied": False, "need_retry": True, "patch": patch, "prefix": ""}
 
     answer = await ask_with(seeded_with, "给我两个简单的任务", reflect=structured(reflect, name="reflect-fake"))
     assert [e.data["retry"] for e in answer.events if e.stage == "retry"] == [1, 2]
     assert flow(answer).count("reflect") == 3
-    assert answer.requests == 5, "router 1 + plan 1 + reflect 3 (2 retries) is the cap"
+    assert answer.requests == 3, "reflect 3 (2 retries) is the cap; router and plan ran offline"
     assert len(list_lines(answer.content)) == 2
     assert all(line.facts.startswith("简单不重要") for line in list_lines(answer.content))
     assert answer.snapshot() == snapshot
@@ -874,16 +891,18 @@ async def test_broadening_counts_as_a_retry(seeded_with: Callable[..., Any], sna
     """Broadening uses one of the two retries, so a never-satisfied reflect gets only one more."""
 
     def reflect(n: int) -> dict[str, Any]:
-        return {"satisfied": False, "need_retry": True, "patch": {"include_completed": True}, "prefix": ""}
+        patch = {"sort_by": "priority" if n % 2 else "deadline", "include_completed": True}
+        return {"satisfied": False, "need_retry": True, "patch": patch, "prefix": ""}
 
     answer = await ask_with(seeded_with, "和发票有关的重要任务", reflect=structured(reflect, name="reflect-fake"))
     assert flow(answer).count("broaden") == 1
     assert flow(answer).count("retry") == 1
-    assert answer.requests == 4
-    assert answer.requests <= 5
-    # The retry builds on the broadened query (no keyword) and adds completed tasks: 12 + 3.
-    assert event(answer, "retry", "info").data["limit"] == 5
-    assert header_counts(answer.content) == (5, 15)
+    assert answer.requests == 2  # reflect twice: broadening took one of the two retries
+    # The retry builds on the broadened query (no keyword). Which tasks count is the rules' call:
+    # the patch's include_completed is refused, its order is taken.
+    retry = event(answer, "retry", "info")
+    assert retry.data["limit"] == 5
+    assert header_counts(answer.content) == (5, 12)
     assert all(line.facts.split("；")[0].split("（")[0] in IMPORTANT for line in list_lines(answer.content))
     assert BOB not in answer.content
     assert answer.snapshot() == snapshot
@@ -943,7 +962,8 @@ async def test_plan_model_failure_falls_back_to_the_offline_plan(
     assert titles_of(answer) == ["取快递"]
     assert header_counts(answer.content) == (1, 8)
     assert event(answer, "plan").data["explicit_limit"] == 1
-    assert answer.requests == 4  # the failed plan call is counted
+    assert answer.requests == 1  # the failed plan call is counted
+    assert answer.offline_steps == 3  # router, the plan's fallback, reflect
     assert answer.snapshot() == snapshot
 
 
@@ -961,7 +981,7 @@ async def test_reflect_model_failure_still_gives_the_list(seeded_with: Callable[
     assert header_counts(answer.content) == (5, 9)
     assert answer.content.splitlines()[0] == "「这周」的任务在这里："
     assert "retry" not in flow(answer)
-    assert answer.requests == 4
+    assert answer.requests == 1
     assert answer.snapshot() == snapshot
 
 
@@ -969,7 +989,7 @@ async def test_plan_and_reflect_both_failing(seeded_with: Callable[..., Any], sn
     answer = await ask_with(seeded_with, "前3个紧急的任务", plan=failing("plan-fake"), reflect=failing("reflect-fake"))
     assert [e.data["node"] for e in answer.events if e.stage == "fallback"] == ["plan", "reflect"]
     assert titles_of(answer) == ["准备董事会材料", "修复线上支付故障", "交季度报告"]
-    assert answer.requests == 5
+    assert answer.requests == 2
     assert answer.snapshot() == snapshot
 
 
@@ -981,9 +1001,13 @@ async def test_plan_model_cannot_change_a_locked_count(seeded_with: Callable[...
     assert answer.snapshot() == snapshot
 
 
-async def test_plan_model_quadrants_are_normalised(seeded_with: Callable[..., Any], snapshot: Any) -> None:
+async def test_plan_model_quadrants_out_of_range_are_refused(seeded_with: Callable[..., Any], snapshot: Any) -> None:
+    # [0, 9] fails the schema (groups are 1..4): the model is asked again, then the rules answer.
     plan = structured(lambda n: {"quadrants": [0, 3, 3, 9]}, name="plan-fake")
     answer = await ask_with(seeded_with, "有什么简单的事", plan=plan)
+    fallback = event(answer, "fallback", "info")
+    assert (fallback.data["node"], fallback.data["error"]) == ("plan", "UnexpectedModelBehavior")
+    assert answer.requests == 2  # the invalid answer and its one validation retry
     assert event(answer, "quadrant").data["quadrants"] == [3]
     assert {line.facts.split("；")[0].split("（")[0] for line in list_lines(answer.content)} == {"简单不重要"}
     assert answer.snapshot() == snapshot

@@ -1,0 +1,91 @@
+"""The trust boundary of a quick note: the model's extraction is a proposal, code decides.
+
+The offline rules read the sentence first. Their deadline phrase, urgency phrase and any priority
+words the user said win. The model fills what they leave open, if grounded in the sentence: a title
+made of the user's words (and without the time phrase in it), a time or urgency phrase the user
+actually said, an absolute deadline only for such a phrase that code cannot resolve, in the user's
+timezone when naive and within a sane range of now. The write itself is the router's and the
+graph's decision, never the model's alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.grounding import grounded_share, occurs_in, plausible_moment
+from quicknote.draft import NoteDraft
+from taskquery.offline import PrioritySignals, priority_signals
+
+# Share of a model title that must come from the user's words (CJK characters or Latin words).
+MIN_GROUNDED_TITLE = 0.6
+_NO_SIGNALS = PrioritySignals(False, False, False, False, False, False, False)
+
+
+@dataclass
+class SettledNote:
+    draft: NoteDraft
+    overridden: list[str] = field(default_factory=list)
+
+
+def settle_note(proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datetime, tz: str) -> SettledNote:
+    notes: list[str] = []
+    time_text, deadline = _settle_time(proposed, rules, sentence, now, tz, notes)
+    title = _settle_title(proposed.title, rules.title, time_text, sentence, notes)
+    group, reason = proposed.priority_group, proposed.priority_reason
+    if _said_priority(sentence) and proposed.priority_group != rules.priority_group:
+        notes.append(f"优先级按你的原话定为 {rules.priority_group}（模型给的是 {proposed.priority_group}）")
+        group, reason = rules.priority_group, rules.priority_reason
+    threshold = rules.urgency_threshold_text
+    if threshold is None and proposed.urgency_threshold_text:
+        if occurs_in(proposed.urgency_threshold_text, sentence):
+            threshold = proposed.urgency_threshold_text
+        else:
+            notes.append(f"忽略了提醒时间「{proposed.urgency_threshold_text[:20]}」：你的话里没有它")
+    draft = NoteDraft(
+        title=title,
+        time_text=time_text,
+        deadline_at=deadline,
+        priority_group=group,
+        priority_reason=reason,
+        urgency_threshold_text=threshold,
+    )
+    return SettledNote(draft, notes)
+
+
+def _settle_time(
+    proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datetime, tz: str, notes: list[str]
+) -> tuple[str | None, datetime | None]:
+    if rules.time_text:
+        if proposed.time_text and proposed.time_text != rules.time_text:
+            notes.append(f"截止时间按你的原话「{rules.time_text}」换算（模型给的是「{proposed.time_text}」）")
+        return rules.time_text, rules.deadline_at
+    if not proposed.time_text:
+        if proposed.deadline_at is not None:
+            notes.append("忽略了模型自己算的截止时间：你的话里没有时间")
+        return None, None
+    if not occurs_in(proposed.time_text, sentence):
+        notes.append(f"忽略了时间「{proposed.time_text[:20]}」：你的话里没有它")
+        return None, None
+    # Used by the time anchor only if code cannot resolve the phrase itself.
+    deadline = plausible_moment(proposed.deadline_at, now, tz)
+    if proposed.deadline_at is not None and deadline is None:
+        notes.append("忽略了模型给的截止时间：离现在太远，不像是你说的")
+    return proposed.time_text, deadline
+
+
+def _settle_title(
+    proposed: str | None, rules: str | None, time_text: str | None, sentence: str, notes: list[str]
+) -> str | None:
+    if not proposed or not proposed.strip():
+        return rules
+    if grounded_share(proposed, sentence) < MIN_GROUNDED_TITLE:
+        notes.append(f"标题「{proposed[:20]}」不是你的原话，改用「{rules or '（无）'}」")
+        return rules
+    if time_text and occurs_in(time_text, proposed):
+        return rules  # the model kept the time phrase in the title; the rules' title leaves it out
+    return proposed
+
+
+def _said_priority(sentence: str) -> bool:
+    return priority_signals(sentence) != _NO_SIGNALS
