@@ -25,7 +25,7 @@ import socket
 import threading
 import time
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -74,7 +74,28 @@ class Malformed:
     raw: str = '{"action": "task_query", "confidence": '
 
 
-Behaviour = Reply | Fail | Sleep | Malformed
+@dataclass(frozen=True)
+class Cut:
+    """A streamed text reply that stops after `text` without finishing: the connection just ends."""
+
+    text: str = "好的，我来"
+
+
+Behaviour = Reply | Fail | Sleep | Malformed | Cut
+
+# Which node a request comes from, by the opening words of its instructions (see `on_node`).
+NODE_MARKERS: dict[str, str] = {
+    "route": "You are the action router",
+    "plan": "You turn a user's casual question",
+    "reflect": "You check whether a task query",
+    "extract": "You turn a casual sentence into one task",
+    "chat": "You are Suikou",
+}
+
+
+def node_of(body: dict[str, Any]) -> str | None:
+    system = "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
+    return next((node for node, marker in NODE_MARKERS.items() if marker in system), None)
 
 BUILTIN: dict[str, Behaviour] = {
     "boom": Fail(),
@@ -92,6 +113,7 @@ class FakeOpenAI:
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
         self._by_model: dict[str, Behaviour] = dict(BUILTIN)
+        self._by_node: dict[str, Behaviour] = {}
         self._script: deque[Behaviour] = deque()
         self._lock = threading.Lock()
         self._server: uvicorn.Server | None = None
@@ -110,12 +132,23 @@ class FakeOpenAI:
         with self._lock:
             self._by_model[model] = behaviour
 
+    def on_node(self, node: str, behaviour: Behaviour) -> None:
+        """Requests from one Suikou node (told apart by their instructions) get `behaviour`."""
+        with self._lock:
+            self._by_node[node] = behaviour
+
     def reset(self) -> None:
         """Forget recorded requests, the queue and per-model behaviours (built-ins stay)."""
         with self._lock:
             self.requests.clear()
             self._script.clear()
             self._by_model = dict(BUILTIN)
+            self._by_node = {}
+
+    def reset_requests(self) -> None:
+        """Forget recorded requests only; scripted behaviours stay."""
+        with self._lock:
+            self.requests.clear()
 
     def seen(self, model: str | None = None) -> list[dict[str, Any]]:
         """Recorded request bodies, optionally only those for one model name."""
@@ -127,6 +160,9 @@ class FakeOpenAI:
             self.requests.append(body)
             if self._script:
                 return self._script.popleft()
+            node = node_of(body)
+            if node in self._by_node:
+                return self._by_node[node]
             return self._by_model.get(str(body.get("model")), Reply())
 
     # -- lifecycle --
@@ -175,6 +211,8 @@ class FakeOpenAI:
             if isinstance(behaviour, Fail):
                 error = {"message": behaviour.message, "type": behaviour.type, "param": None, "code": None}
                 return JSONResponse({"error": error}, status_code=behaviour.status)
+            if isinstance(behaviour, Cut):
+                return StreamingResponse(_cut_stream(body["model"], behaviour.text), media_type="text/event-stream")
             message, finish = _message(body, behaviour)
             usage = _usage(behaviour)
             if body.get("stream"):
@@ -250,3 +288,13 @@ def _stream_chunks(model: str, message: dict[str, Any], finish: str, usage: dict
         }
         yield f"data: {json.dumps(tail)}\n\n"
     yield "data: [DONE]\n\n"
+
+
+async def _cut_stream(model: str, text: str) -> AsyncIterator[str]:
+    """Some content chunks, then the connection drops: no finish chunk, no [DONE]."""
+    for piece in _stream_chunks(model, {"content": text}, "stop", None):
+        if '"finish_reason": "stop"' in piece:
+            break
+        yield piece
+        await asyncio.sleep(0.01)
+    raise ConnectionResetError("provider dropped the stream")
