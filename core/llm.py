@@ -258,9 +258,10 @@ async def stream_text(
     """
     sent: list[str] = []
     if _within_budget(node, hub, trace):
-        settings, seconds = _call_settings(hub, trace)
+        settings, _ = _call_settings(hub, trace)  # the timeout bounds each read of the stream
         try:
-            with anyio.fail_after(seconds):
+            # A reply may stream for longer than one read's timeout, but not past the turn's budget.
+            with anyio.fail_after(max(0.01, trace.budget.seconds_left())):
                 async with agent.run_stream(
                     prompt,
                     model=hub.model_for(node),

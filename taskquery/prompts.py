@@ -67,8 +67,18 @@ def plan_prompt(sentence: str, history: list[tuple[str, str]]) -> str:
 
 
 def reflect_prompt(
-    sentence: str, plan: QueryPlan, page: TaskPage, tz: str, *, relaxed: str | None = None, sample_size: int = 5
+    sentence: str,
+    plan: QueryPlan,
+    page: TaskPage,
+    tz: str,
+    *,
+    earlier_questions: list[str] | None = None,
+    relaxed: str | None = None,
+    sample_size: int = 5,
 ) -> str:
+    """What reflect judges: the question (and the user's earlier ones, for follow-ups), the plan,
+    what broadening relaxed, and the page as the user will see it. Earlier answers are left out:
+    the page is the answer being judged, and repeating old lists would only cost tokens."""
     zone = ZoneInfo(tz)
     sample = [
         {
@@ -79,7 +89,12 @@ def reflect_prompt(
         }
         for item in page.items[:sample_size]
     ]
-    lines = [
+    lines = []
+    if earlier_questions:
+        lines.append(
+            "The user's earlier questions (oldest first): " + json.dumps(earlier_questions, ensure_ascii=False)
+        )
+    lines += [
         f"Question:\n<<<\n{sentence}\n>>>",
         f"Plan: {plan.model_dump_json(exclude_none=True, exclude={'limit'})}",
     ]

@@ -258,7 +258,14 @@ async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     relaxed = relaxed_text(state.broadened, "en") if state.broadened else None
     reflection = await run_structured(
         reflect_agent(),
-        reflect_prompt(state.sentence, state.plan, state.page, state.tz, relaxed=relaxed),
+        reflect_prompt(
+            state.sentence,
+            state.plan,
+            state.page,
+            state.tz,
+            earlier_questions=[h.text for h in turn.history if h.role == "user"],
+            relaxed=relaxed,
+        ),
         node="reflect",
         hub=turn.hub,
         trace=turn.trace,

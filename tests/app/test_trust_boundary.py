@@ -364,6 +364,25 @@ def test_after_broadening_the_prefix_says_what_was_relaxed(fake: FakeOpenAI, cli
     assert first == "没有完全符合的，放宽条件（不限关键词）后找到这些："
 
 
+def test_reflect_sees_the_page_it_judges(fake: FakeOpenAI, client: TestClient) -> None:
+    fake.on_node("route", Reply(QUERY))
+    fake.on_node("plan", Reply({"keyword": "发票"}))
+    messages = [
+        {"role": "user", "content": "这周有什么要交的"},
+        {"role": "assistant", "content": "给你整理了 1 条任务：\n1. 交周报（重要且紧急）"},
+        {"role": "user", "content": "和发票相关的任务"},
+    ]
+    r = client.post("/v1/chat/completions", json={"model": "suikou", "messages": messages})
+    assert r.status_code == 200
+    [reflect] = [b for b in fake.seen() if "You check whether a task query" in json.dumps(b, ensure_ascii=False)]
+    text = "\n".join(str(m["content"]) for m in reflect["messages"])
+    assert "Now: 2026-11-30T10:00+08:00 (Monday, Asia/Shanghai)." in text
+    assert "code relaxed it: any keyword" in text
+    assert '"group": "important & urgent"' in text and '"due": "2026-12-01T18:00+08:00"' in text
+    assert "The user's earlier questions (oldest first): [\"这周有什么要交的\"]" in text
+    assert "1. 交周报" not in text  # earlier answers are not repeated
+
+
 # --- the user's language ----------------------------------------------------------------------------
 
 
