@@ -8,6 +8,7 @@ English (mixed text, digits, emoji, an empty message) keeps the Chinese answers.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import Literal
 
 Locale = Literal["zh", "en"]
@@ -22,7 +23,20 @@ _LATIN = re.compile(r"[A-Za-z\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u024f]")
 MIN_ENGLISH_LETTERS = 4
 
 
-def detect_locale(text: str) -> Locale:
-    if _CHINESE.search(text) or len(_LATIN.findall(text)) < MIN_ENGLISH_LETTERS:
+def _reading(text: str) -> Locale | None:
+    """The language `text` plainly shows, or None when it is too short to tell ("all", "top5")."""
+    if _CHINESE.search(text):
         return "zh"
-    return "en"
+    if len(_LATIN.findall(text)) >= MIN_ENGLISH_LETTERS:
+        return "en"
+    return None
+
+
+def detect_locale(text: str, earlier: Sequence[str] = ()) -> Locale:
+    """The language of `text`; when it shows none, that of the latest `earlier` message that does
+    (a bare "all" after an English question stays English)."""
+    for candidate in (text, *reversed(earlier)):
+        found = _reading(candidate)
+        if found is not None:
+            return found
+    return "zh"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.locale import detect_locale
 from quicknote import steps
 from quicknote.graph import quick_note_graph
 from quicknote.rendering import confirmation
@@ -23,9 +22,9 @@ async def handle_quick_note(turn: Turn) -> str:
     if existing is not None:
         # The same turn again (client retry, regenerate, duplicate send): same answer, no new task.
         turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_id": existing.id})
-        answer = confirmation(existing, turn.tz, turn.now, detect_locale(turn.text))
+        answer = confirmation(existing, turn.tz, turn.now, turn.locale)
     else:
-        state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=detect_locale(turn.text))
+        state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
         answer = await quick_note_graph().run(state=state, deps=NoteDeps(turn), inputs=None)
     turn.on_content(answer)
     return answer
@@ -33,7 +32,7 @@ async def handle_quick_note(turn: Turn) -> str:
 
 async def explain_note(turn: Turn) -> dict[str, Any]:
     """extract → time_anchor → priority without writing anything (brief §9)."""
-    state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=detect_locale(turn.text))
+    state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     draft = await steps.extract_step(state, turn)
     steps.anchor_deadline(state)
     steps.priority_step(state)

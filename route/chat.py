@@ -18,7 +18,7 @@ from pydantic_ai.messages import (
 )
 
 from core.llm import stream_text
-from core.locale import Locale, detect_locale
+from core.locale import Locale
 from core.prompting import now_line
 from core.trace import Trace
 from route.aux import ChatText
@@ -117,7 +117,7 @@ async def handle_chat(turn: Turn) -> str:
     )
     if _CLAIMS_WRITE.search(reply):
         # Chat never writes; a reply that says it did is corrected in code, visibly.
-        note = NO_WRITE_NOTE[detect_locale(turn.text)]
+        note = NO_WRITE_NOTE[turn.locale]
         turn.trace.emit("chat", "info", "闲聊回复声称做了没做的事，已附上更正", {"claim": True})
         turn.on_content(note)
         reply += note

@@ -11,16 +11,21 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    "don't forget to…" → quick_note_create (0.9); general questions and requests ("how do I…", "what is a…",
    "tell me a joke", "write…", "recommend…") without "my" → chat (0.85); questions about one's tasks
    ("my tasks", "top 3 tasks", "give me 5 tasks", "what's due…", "anything due…", "tasks for tomorrow",
-   "what did I finish…", "what do I have to do today", "show me my…", "list my…") → task_query (0.85).
-   Anything else falls through to the rules below (and usually ends as chat).
+   "what did I finish…", "what do I have to do today", "show me my…", "list my…", "three tasks") →
+   task_query (0.85); follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
+   rule 4 turns into task_query after a task query. Anything else falls through to the rules below (and
+   usually ends as chat).
 3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/添加待办/加个任务/新建任务/别忘了/
    "待办：…"/"todo:"/"帮我记：…" (记 + a colon or comma), and a leading "(要/一定要)记得 + the task" that is
    not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay chat) → quick_note_create (0.92), even with no content ("帮我记一下": the quick-note
    graph asks what to record). If the sentence is also plainly a question about tasks ("提醒我明天有什么
    任务") → task_query (0.7).
-4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢" when the history shows a task
+4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢", and in English "5 more/more/next
+   page/any more?/anything else?/the rest/all/what about next week?/and tomorrow?/how about the
+   important ones?" (``taskquery.followup.looks_like_english_followup``), when the history shows a task
    query (an earlier user turn that routes to task_query, or an assistant task list) → task_query (0.88).
-   Without such history they fall through (usually to chat).
+   Without such history they stay chat (English ones as 0.7 from rule 1b, so the Chinese rules below never
+   read "5 more" as a bare count request).
 5. **Task questions** — an explicit count or "全部/所有" with a task word, "来一个…任务", "给我点事做",
    "我很闲/有空…做什么", task nouns (任务/待办/安排/日程/事项/ddl) with a question or list word
    (有什么/有哪些/有啥/哪些/什么/几个/多少/吗/列出/看看/查一下/显示), time + "要交什么/要做什么/有什么/截止/
@@ -66,7 +71,8 @@ from zoneinfo import ZoneInfo
 
 from core.timeanchor import resolve_time
 from route.decision import HistoryTurn
-from taskquery.countlock import extract_count
+from taskquery.countlock import EN_NUMBERS, extract_count
+from taskquery.followup import looks_like_english_followup
 from taskquery.offline import DONE_VERBS, priority_signals
 
 __all__ = ["offline_route"]
@@ -200,9 +206,11 @@ _FOLLOWUP_RE = re.compile(
     r")",
     re.IGNORECASE,
 )
-# The list header in either language (see taskquery.rendering.LIST_HEADER_RE), then Chinese wordings.
+# The list header in either language (see taskquery.rendering.LIST_HEADER_RE), the English "that's all"
+# after the last page, then Chinese wordings.
 _QUERY_REPLY_RE = re.compile(
-    r"给你整理了|^Here (?:are \d+ tasks|is 1 task)|条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个",
+    r"给你整理了|^Here (?:are \d+ tasks|is 1 task)|^That's all: \d+ in total|"
+    r"条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个",
     re.M,
 )
 
@@ -278,6 +286,7 @@ _EN_NOTE_RE = re.compile(
     r"^(?:please )?(?:note down|jot down|write down|remember to|make a note)\b|"
     r"^don'?t (?:let me )?forget (?:to|about)\b"
 )
+_EN_NUMBER_WORDS = "|".join(EN_NUMBERS)
 _EN_TASK_NOUN = r"(?:tasks?|todos?|to-dos?|to do list|to-do list|deadlines?|assignments?|agenda|schedule|reminders)"
 _EN_TIME = (
     r"(?:today|tonight|tomorrow|yesterday|this (?:week|weekend|month|morning|afternoon|evening)|"
@@ -288,7 +297,8 @@ _EN_TIME = (
 _EN_QUERY_RE = re.compile(
     rf"\bmy (?:open |pending |remaining |upcoming |overdue |urgent |important )?{_EN_TASK_NOUN}\b|"
     rf"\b(?:top|first)\s*\d+\b.*\b{_EN_TASK_NOUN}\b|\b(?:give|show|list|get) me\b.*\b{_EN_TASK_NOUN}\b|"
-    rf"\b(?:\d+|a few|some|all|any|which|what|how many|overdue|urgent|important|easy|open|pending) {_EN_TASK_NOUN}\b|"
+    rf"\b(?:\d+|{_EN_NUMBER_WORDS}|a few|some|all|any|which|what|how many|overdue|urgent|important|easy|open|pending) "
+    rf"{_EN_TASK_NOUN}\b|"
     rf"^{_EN_TASK_NOUN} (?:for|due|on|this|next|today|tomorrow|by|before)\b|"
     rf"\b(?:what'?s|what is|what are|anything|something|is anything|what do i have) (?:\w+ )?due\b|"
     rf"\bdue (?:today|tomorrow|tonight|this|next|by|before|on|soon)\b|"
@@ -317,6 +327,9 @@ def _route_english(text: str) -> tuple[str, float, str] | None:
         return CHAT, 0.85, "英文：一般性的提问或请求"
     if _EN_QUERY_RE.search(low) and not re.match(r"^(?:how (?:do|can|should|to)|why)\b", low):
         return QUERY, 0.85, "英文：询问自己的任务"
+    if looks_like_english_followup(low):
+        # "5 more", "the rest", "what about next week?": a follow-up only after a task query (rule 4).
+        return CHAT, 0.7, "英文：像追问，但前面没有任务查询"
     return None
 
 
@@ -536,6 +549,8 @@ def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, fl
     action, confidence, reason = _route_single(message, now=now)
     if action == CHAT and confidence < 0.9:
         compact = re.sub(r"\s+", "", message or "")
-        if compact and len(compact) <= 20 and _FOLLOWUP_RE.search(compact) and _history_has_query(history):
+        short_followup = len(compact) <= 20 and _FOLLOWUP_RE.search(compact)
+        english_followup = not _CJK_RE.search(message or "") and looks_like_english_followup(message or "")
+        if compact and (short_followup or english_followup) and _history_has_query(history):
             return QUERY, 0.88, "承接上一轮的任务查询（追问）"
     return action, confidence, reason

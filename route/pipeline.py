@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from core.locale import Locale, detect_locale
+from core.locale import Locale
 from route.aux import classify_aux, offline_aux_reply
 from route.chat import answer_aux
 from route.registry import ActionRegistry
@@ -54,7 +54,7 @@ class Pipeline:
         self._report(turn, decision, _ms(route_began))
 
         if decision.degraded_from is not None:
-            content = CLARIFY_REPLIES[detect_locale(turn.text)]
+            content = CLARIFY_REPLIES[turn.locale]
             turn.on_content(content)
         else:
             content = await self.registry[decision.action].handler(turn)

@@ -12,6 +12,7 @@ from datetime import datetime
 from sqlmodel import Session
 
 from core.llm import ModelHub
+from core.locale import Locale, detect_locale
 from core.trace import Budget, Trace
 from route.aux import ChatText
 from route.decision import HistoryTurn
@@ -64,6 +65,11 @@ class Turn:
                 wrapped = _USER_QUERY.search(message.text)
                 return wrapped.group(1).strip() if wrapped else message.text
         return ""
+
+    @property
+    def locale(self) -> Locale:
+        """The language answers are rendered in: the latest message's, or the conversation's."""
+        return detect_locale(self.text, [h.text for h in self.history if h.role == "user"])
 
     @property
     def history(self) -> list[HistoryTurn]:

@@ -22,6 +22,18 @@ Never a count: a classifier followed by a time unit ("前三个月", "两个小�
 a number followed by a time word without classifier ("前两天", "3天内", "下周3", "12月5日", "5号",
 "2026-12-15"), numberless quantities ("一些", "几个", "一点", "一下", "来点").
 
+English (case-insensitive; N is digits or a word number one..twenty, from ``EN_NUMBERS``):
+
+* strong — ``top N`` / ``first N`` ("first" takes digits or two..twenty: "first one" is an ordinal);
+  ``N more`` / ``another N`` ("5 more", "3 more please", "two more tasks"); a request verb + N
+  ("give me 3", "show me five", "pick 2");
+* weak — ``N tasks`` / ``N items`` / ``N todos`` ("three tasks", "one task"), unless after
+  these/those/which/each/every/have/has/had, a month name or "#";
+* never a count: a number followed by a time or other unit ("first 2 weeks", "5 more minutes",
+  "give me 2 days", "one more thing"); "in 3 days", "next 2 weeks", "3pm", "Dec 5", "2 days ago" have
+  no count construction at all.
+* "the rest" / "rest of them" set ``wants_all`` like "all" (not "the rest of the week").
+
 Never a count either: "一个都不要漏" / "一条也别落下" (N + classifier + 都/也 + a negation) — a negated
 totality, read as "all".
 
@@ -39,7 +51,7 @@ from dataclasses import dataclass, field
 
 from core.timeanchor.numerals import CN_DIGITS
 
-__all__ = ["CountLock", "extract_count", "parse_cn_number"]
+__all__ = ["EN_NUMBERS", "CountLock", "extract_count", "parse_cn_number"]
 
 
 @dataclass(frozen=True)
@@ -69,8 +81,65 @@ _VERB = (
 _NEGATED_TOTAL_AFTER = re.compile(r"\s*(?:都|也)\s*(?:不|别|没)")
 _BLOCK_BEFORE = ("第", "有", "是", "这", "那", "哪", "每", "某", "其中", "前")
 
+# --- English --------------------------------------------------------------------------------------
+_EN_NUMBER_WORDS = (
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+    "twenty",
+)
+EN_NUMBERS: dict[str, int] = {word: n for n, word in enumerate(_EN_NUMBER_WORDS, start=1)}
+
+
+def _en_number(minimum: int = 1) -> str:
+    """Digits, or a word number from ``EN_NUMBERS`` that is at least ``minimum``."""
+    words = "|".join(sorted((w for w, n in EN_NUMBERS.items() if n >= minimum), key=len, reverse=True))
+    return rf"(?:(?<![0-9])[0-9]{{1,3}}(?![0-9])|(?<![a-z])(?:{words})(?![a-z]))"
+
+
+_EN_NUM = _en_number()
+# "first one" is an ordinal ("do the first one"), "first three" a count.
+_EN_NUM_PLURAL = _en_number(2)
+# A number followed by one of these is a duration or some other quantity, not a count of tasks.
+_EN_UNIT_AFTER = (
+    r"(?!\s*(?:more\s+)?(?:seconds?|secs?|minutes?|mins?|hours?|hrs?|h\b|days?|nights?|weeks?|wks?|months?|years?|"
+    r"weekends?|mornings?|afternoons?|evenings?|am\b|pm\b|a\.m|p\.m|o'?clock|times?|things?|questions?|people|"
+    r"persons?|%|percent|st\b|nd\b|rd\b|th\b))"
+)
+# What may follow a request verb + N ("give me 3", "show me five please", "pick 2 for tomorrow").
+_EN_COUNT_END = (
+    r"(?=\s*(?:$|[.,!?;:)]|(?:please|pls|plz|thanks|tasks?|items?|todos?|to-dos?|ones?|of (?:them|those|these|my)|"
+    r"for|from|due|with|that|which|i|to|more)(?![a-z])))"
+)
+_EN_VERB = r"(?<![a-z])(?:give|show|list|get|pick|choose|find|send|suggest)(?:\s+me)?"
+_EN_BLOCK_BEFORE = re.compile(
+    r"(?:(?<![a-z])(?:these|those|which|each|every|have|has|had|jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec|"
+    r"january|february|march|april|june|july|august|september|october|november|december)|#)\s*$",
+    re.IGNORECASE,
+)
+
 _STRONG_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"(?<![a-z])(?:top|first)\s*[-_#]?\s*(?P<n>[0-9]{1,3})(?![0-9])", re.IGNORECASE),
+    re.compile(rf"(?<![a-z])top\s*[-_#]?\s*(?P<n>{_EN_NUM}){_EN_UNIT_AFTER}", re.IGNORECASE),
+    re.compile(rf"(?<![a-z])first\s*[-_#]?\s*(?P<n>{_EN_NUM_PLURAL}){_EN_UNIT_AFTER}", re.IGNORECASE),
+    re.compile(rf"(?<![a-z])(?:another\s+)?(?P<n>{_EN_NUM})\s+more(?![a-z]){_EN_UNIT_AFTER}", re.IGNORECASE),
+    re.compile(rf"(?<![a-z])another\s+(?P<n>{_EN_NUM}){_EN_UNIT_AFTER}{_EN_COUNT_END}", re.IGNORECASE),
+    re.compile(rf"{_EN_VERB}\s+(?P<n>{_EN_NUM}){_EN_UNIT_AFTER}{_EN_COUNT_END}", re.IGNORECASE),
     re.compile(rf"前\s*(?P<n>{_NUM})\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
     re.compile(rf"前\s*(?P<n>{_NUM})\s*(?:名|位)"),
     re.compile(rf"前\s*(?P<n>{_NUM})\s*(?=$|[，。,.!！?？、；;:：\s]|给我|看看|吧|的(?!{_TIME_AFTER_CLS}))"),
@@ -80,12 +149,15 @@ _STRONG_PATTERNS: tuple[re.Pattern[str], ...] = (
 _WEAK_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?P<n>{_NUM})\s*{_CLS}(?!{_TIME_AFTER_CLS})"),
     re.compile(r"(?<![我你他她它咱们])(?P<n>俩|仨)(?!人)"),
-    re.compile(r"(?<![0-9])(?P<n>[0-9]{1,3})\s*(?:tasks?|items?|todos?)(?![a-z])", re.IGNORECASE),
+    re.compile(rf"(?P<n>{_EN_NUM})\s*(?:tasks?|items?|todos?|to-dos?)(?![a-z])", re.IGNORECASE),
 )
 
 _ALL_RE = re.compile(
     r"一(?:个|条|件|项)(?:都|也)(?:不要|不能|别|不)(?:漏|落|少|放过)|全部|所有|全都|都列出来|都列一下|都给我|都拿出来|都显示|统统|通通|一股脑|都有哪些|都有什么|都有啥|"
-    r"(?<![a-z])all(?![a-z])|everything",
+    r"(?<![a-z])all(?![a-z])|everything|"
+    # "the rest", "rest of them"; not "the rest of the week"
+    r"(?<![a-z])(?:the\s+rest|rest\s+of\s+(?:them|those|these))(?![a-z])"
+    r"(?!\s+of\s+(?!them|those|these|my\s+tasks|the\s+(?:tasks|list)))",
     re.IGNORECASE,
 )
 
@@ -132,9 +204,15 @@ def parse_cn_number(token: str) -> int | None:
     return None
 
 
+def _parse_token(token: str) -> int | None:
+    return EN_NUMBERS.get(token.lower()) or parse_cn_number(token)
+
+
 def _blocked(text: str, start: int) -> bool:
     before = text[max(0, start - 2) : start]
-    return any(before.endswith(b) for b in _BLOCK_BEFORE)
+    return any(before.endswith(b) for b in _BLOCK_BEFORE) or bool(
+        _EN_BLOCK_BEFORE.search(text[max(0, start - 12) : start])
+    )
 
 
 def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool) -> tuple[int, int, int, str] | None:
@@ -147,7 +225,7 @@ def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool
                 continue
             if _NEGATED_TOTAL_AFTER.match(text, m.end()):
                 continue
-            n = 1 if tok is None else parse_cn_number(tok)
+            n = 1 if tok is None else _parse_token(tok)
             if n is None or n <= 0:
                 continue
             # A said number beats the implicit one of "来个"/"列个" ("列个前五" → 5).

@@ -1,4 +1,4 @@
-"""Follow-ups to a previous task list: "再来两个", "还有吗", "那下周的呢"."""
+"""Follow-ups to a previous task list: "再来两个", "还有吗", "那下周的呢"; "5 more", "the rest", "what about next week?"."""
 
 from __future__ import annotations
 
@@ -13,6 +13,45 @@ _FOLLOWUP_START = re.compile(r"^\s*(那|再|还有|换|继续|更多|下一页|�
 _FOLLOWUP_END = re.compile(r"(呢|吗)[？?。!！]*\s*$")
 _LISTED_NUMBER = re.compile(r"^(\d+)\. ", re.M)
 
+# English follow-ups besides the ones that continue the list (those are in MORE_RE): the whole
+# message, lower-cased, after an optional lead-in ("ok, …", "so …").
+_EN_LEAD = r"^\W*(?:(?:ok(?:ay)?|so|but|then|yes|yeah|sure|great|thanks|cool|alright|hmm|well|now)[\s,.!]+)*"
+_EN_FOLLOWUP_SHAPES: tuple[str, ...] = (
+    r"(?:what|how)\s+about\b",  # "what about next week?", "how about the important ones?"
+    r"(?:and|also|plus|or)\s+[^.!?]{1,40}\?\s*$",  # "and tomorrow?", "and the urgent ones?"
+    r"(?:(?:just|only)\s+)?(?:the|those)\s+[a-z ,&-]{1,30}\s+ones\s*\??\s*$",  # "the important ones?"
+    # "all", "show all", "all of them", "show me all of them", "list them all", "everything"
+    r"(?:(?:show|give|list|get|tell)(?:\s+me)?\s+)?(?:them\s+)?(?:all|everything)"
+    r"(?:\s+of\s+(?:them|those|these|it)|\s+(?:the\s+)?tasks)?(?:[\s,]+please)?\W*$",
+    r"(?:show|give|list)(?:\s+me)?\s+them\s+all\W*$",
+)
+_EN_FOLLOWUP_RE = re.compile(_EN_LEAD + "(?:" + "|".join(_EN_FOLLOWUP_SHAPES) + ")", re.IGNORECASE)
+# Longer English messages are questions of their own, not follow-ups.
+EN_FOLLOWUP_MAX_CHARS = 60
+
+# English priority words → quadrants, first match wins (as ``taskquery.offline.quadrants_from_text``
+# reads the Chinese ones; "not important" before "important", "not urgent" before "urgent").
+_NOT_IMPORTANT = r"(?:not (?:very |that |so )?important|unimportant|low[- ]priority|don'?t matter)"
+_NOT_URGENT = r"(?:not (?:very |that |so )?urgent|non-?urgent|no rush|can wait)"
+_HARD = r"(?:hard|difficult|tough|not easy|complicated)"
+_EASY = r"(?<!not )(?:easy|simple|quick|small|light)"
+_IMPORTANT = r"(?<!not )(?<!not very )(?<!un)(?:important|high[- ]priority|key|critical|crucial)"
+_URGENT = r"(?<!not )(?<!non-)(?<!non)(?:urgent|asap|pressing)"
+_EN_QUADRANTS: tuple[tuple[re.Pattern[str], list[int]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), groups)
+    for pattern, groups in (
+        (rf"\b{_IMPORTANT}\b.*\b{_URGENT}\b|\b{_URGENT}\b.*\b{_IMPORTANT}\b", [1]),
+        (rf"\b{_IMPORTANT}\b.*\b{_NOT_URGENT}\b|\b{_NOT_URGENT}\b.*\b{_IMPORTANT}\b", [2]),
+        (rf"\b{_NOT_IMPORTANT}\b.*\b{_HARD}\b|\b{_HARD}\b.*\b{_NOT_IMPORTANT}\b", [4]),
+        (rf"\b{_EASY}\b", [3]),
+        (rf"\b{_NOT_IMPORTANT}\b", [3, 4]),
+        (rf"\b{_NOT_URGENT}\b", [2, 4]),
+        (rf"\b{_IMPORTANT}\b", [1, 2]),
+        (rf"\b{_URGENT}\b", [1]),
+        (rf"\b{_HARD}\b", [4]),
+    )
+)
+
 
 @dataclass(frozen=True)
 class FollowUp:
@@ -21,10 +60,28 @@ class FollowUp:
     wants_more: bool  # "再来两个": continue after what was shown
 
 
+def _english(sentence: str) -> str:
+    return " ".join(sentence.replace("\u2019", "'").split())
+
+
+def looks_like_english_followup(sentence: str) -> bool:
+    """ "5 more", "more", "next page", "anything else?", "the rest", "all", "what about next week?"."""
+    text = _english(sentence)
+    if not text or len(text) > EN_FOLLOWUP_MAX_CHARS:
+        return False
+    return bool(_EN_FOLLOWUP_RE.search(text) or MORE_RE.search(text))
+
+
+def english_quadrants(sentence: str) -> list[int] | None:
+    """The priority groups English words ask about ("the important ones" → [1, 2]); None = not said."""
+    text = _english(sentence)
+    return next((groups for pattern, groups in _EN_QUADRANTS if pattern.search(text)), None)
+
+
 def looks_like_followup(sentence: str) -> bool:
     text = sentence.strip()
     short_tail = len(text) <= 12 and _FOLLOWUP_END.search(text) is not None
-    return bool(_FOLLOWUP_START.search(text) or short_tail or MORE_RE.search(text))
+    return bool(_FOLLOWUP_START.search(text) or short_tail or MORE_RE.search(text) or looks_like_english_followup(text))
 
 
 def find_followup(sentence: str, history: list[HistoryTurn]) -> FollowUp | None:

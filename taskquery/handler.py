@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from core.locale import detect_locale
 from route.turn import Turn
 from taskquery import steps
 from taskquery.graph import task_query_graph
@@ -18,7 +17,7 @@ DESCRIPTION = (
 
 
 async def handle_task_query(turn: Turn) -> str:
-    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=detect_locale(turn.text))
+    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     answer = await task_query_graph().run(state=state, deps=QueryDeps(turn), inputs=None)
     turn.trace.notes.update(
         retries=state.retries,
@@ -31,7 +30,7 @@ async def handle_task_query(turn: Turn) -> str:
 
 async def explain_query(turn: Turn) -> dict[str, Any]:
     """plan → quadrant → time_anchor without a database, as brief §9 specifies."""
-    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=detect_locale(turn.text))
+    state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     await steps.plan_step(state, turn)
     steps.quadrant_step(state)
     steps.time_anchor_step(state, turn)

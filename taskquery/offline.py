@@ -57,7 +57,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from core.timeanchor import TimeWindow, resolve_time
-from taskquery.countlock import extract_count
+from taskquery.countlock import EN_NUMBERS, extract_count
 from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 
 __all__ = [
@@ -598,8 +598,27 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     )
 
 
+# Follow-ups that continue after what was listed (the next page). Chinese anywhere in the sentence;
+# English as the whole message, after an optional lead-in ("ok, 5 more please", "show me more",
+# "next page", "any more?", "anything else?", "the rest"); "5 more minutes" is no such message.
+_MORE_EN_NUM = (
+    rf"(?:[0-9]{{1,3}}|{'|'.join(sorted(EN_NUMBERS, key=len, reverse=True))}|a few|a couple(?: of)?|some|any)"
+)
+_MORE_EN_WHAT = r"(?:\s+(?:tasks?|items?|todos?|to-dos?|ones?|of (?:them|those|these)))?"
+_MORE_EN_BODY = (
+    rf"(?:another\s+)?(?:{_MORE_EN_NUM}\s+)?more{_MORE_EN_WHAT}|another\s+{_MORE_EN_NUM}{_MORE_EN_WHAT}|another one"
+    r"|(?:the\s+)?next(?:\s+(?:page|one|ones|batch|few|tasks?))?"
+    r"|(?:anything|something|what|any)\s+(?:else|more)|any others?|(?:the\s+)?others|other ones"
+    r"|(?:the\s+)?rest(?:\s+of\s+(?:them|those|these|my tasks|the (?:tasks|list)))?|keep going|go on|continue"
+)
+_MORE_EN = (
+    r"^\s*(?:(?:ok(?:ay)?|so|and|then|yes|yeah|yep|sure|great|thanks|thank you|cool|alright|now|hmm|well|please|pls)"
+    r"[\s,.!]+)*(?:(?:can|could|would) you\s+)?(?:(?:show|give|list|get|send|tell)(?:\s+me)?\s+|let me see\s+|"
+    rf"i (?:want|need|'d like)\s+)?(?:{_MORE_EN_BODY})(?:[\s,]+(?:please|pls|plz|thanks|thank you|then|too))*[\s.!?]*$"
+)
 MORE_RE = re.compile(
     r"再来|还有吗|还有呢|还有没有|还有别的|还有其他|更多|下一页|继续|换一批|换几个|换一个|其他的呢|别的呢"
+    rf"|(?i:{_MORE_EN})"
 )
 
 
@@ -610,8 +629,12 @@ def offline_plan_followup(
 
     What the follow-up says wins (time, quadrants, keyword, completion, sort); what it leaves out is
     inherited. The count comes from the follow-up if it says one ("再来两个" → 2); a bare "还有吗"
-    keeps the previous count.
+    keeps the previous count. English follow-ups merge the same way ("5 more", "more", "the rest",
+    "what about next week?"); their priority words ("how about the important ones?") are read by
+    ``taskquery.followup.english_quadrants``.
     """
+    from taskquery.followup import english_quadrants  # followup.py imports this module
+
     prev = offline_plan(previous_user_sentence, now, tz)
     cur = offline_plan(sentence, now, tz)
     merged = prev.model_copy()
@@ -620,8 +643,9 @@ def offline_plan_followup(
         merged.time_after = cur.time_after
         merged.time_before = cur.time_before
         merged.time_field = cur.time_field
-    if cur.quadrants is not None:
-        merged.quadrants = cur.quadrants
+    quadrants = cur.quadrants if cur.quadrants is not None else english_quadrants(sentence)
+    if quadrants is not None:
+        merged.quadrants = quadrants
     if cur.keyword is not None:
         merged.keyword = cur.keyword
     if cur.include_completed:

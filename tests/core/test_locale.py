@@ -29,3 +29,10 @@ from core.locale import detect_locale
 )
 def test_detect_locale(text: str, expected: str) -> None:
     assert detect_locale(text) == expected
+
+
+def test_a_message_too_short_to_tell_follows_the_conversation() -> None:
+    assert detect_locale("all", ["show me my tasks"]) == "en"
+    assert detect_locale("top5", ["这周有什么要交的", "ok"]) == "zh"
+    assert detect_locale("all", ["ok"]) == "zh"  # nothing decisive: the default
+    assert detect_locale("全部", ["show me my tasks"]) == "zh"  # a decisive message wins
