@@ -36,6 +36,9 @@ class Settings(BaseSettings):
     default_limit: int = Field(default=5, ge=1)
     max_limit: int = Field(default=20, ge=1)
     quick_note_min_confidence: float = Field(default=0.6, ge=0, le=1)
+    note_retry_window_minutes: float = Field(
+        default=10, gt=0, description="A resend of the same conversation within this is a retry, not a new note."
+    )
     max_message_chars: int = Field(default=20_000, ge=100)
     max_messages: int = Field(default=200, ge=1)
 

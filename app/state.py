@@ -46,6 +46,7 @@ def turn_config_from(settings: Settings) -> TurnConfig:
         quick_note_min_confidence=settings.quick_note_min_confidence,
         model_request_budget=settings.model_request_budget,
         turn_time_budget_s=settings.turn_time_budget_s,
+        note_retry_window_s=settings.note_retry_window_minutes * 60,
     )
 
 

@@ -80,7 +80,8 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         state = ctx.state
         assert state.task is not None
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
-            text = confirmation(state.task, state.tz, state.now, state.locale)
+            # A concurrent copy of this attempt may have written first: then say so.
+            text = confirmation(state.task, state.tz, state.now, state.locale, again=not state.created)
             span.done("已确认")
         return End(text)
 

@@ -22,7 +22,7 @@ async def handle_quick_note(turn: Turn) -> str:
     if existing is not None:
         # The same turn again (client retry, regenerate, duplicate send): same answer, no new task.
         turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_id": existing.id})
-        answer = confirmation(existing, turn.tz, turn.now, turn.locale)
+        answer = confirmation(existing, turn.tz, turn.now, turn.locale, again=True)
     else:
         state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
         answer = await quick_note_graph().run(state=state, deps=NoteDeps(turn), inputs=None)

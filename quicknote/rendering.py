@@ -14,8 +14,10 @@ NO_TITLE_QUESTION = "要记什么呢？告诉我事情和时间，比如「帮�
 _TEXTS: dict[Locale, dict[str, str]] = {
     "zh": {
         "noted": "好，已记下：{title}（{facts}）",
+        "already": "这条消息刚才已经记下了，没有重复创建：{title}（{facts}）",
         "fact_joiner": "；",
         "due": "截止 {when}",
+        "completed": "已完成",
         "no_title": NO_TITLE_QUESTION,
         "unclear_time": (
             "「{phrase}」具体是什么时候？我还没记下「{title}」，"
@@ -24,8 +26,10 @@ _TEXTS: dict[Locale, dict[str, str]] = {
     },
     "en": {
         "noted": "OK, noted: {title} ({facts})",
+        "already": "Already noted from this message a moment ago, not saved twice: {title} ({facts})",
         "fact_joiner": "; ",
         "due": "due {when}",
+        "completed": "done",
         "no_title": 'What should I note down? Tell me the task and when, e.g. "remind me to send the report tomorrow at 3pm".',
         "unclear_time": (
             'When exactly is "{phrase}"? I haven\'t saved "{title}" yet — '
@@ -35,12 +39,17 @@ _TEXTS: dict[Locale, dict[str, str]] = {
 }
 
 
-def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh") -> str:
+def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False) -> str:
+    """"好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
+    showing the stored task as it is now (it may have been completed or changed since)."""
     text = _TEXTS[locale]
     facts = [group_label(task.priority_group, locale)]
+    if task.is_completed:
+        facts.append(text["completed"])
     if task.deadline_at is not None:
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
-    return text["noted"].format(title=task.title, facts=text["fact_joiner"].join(facts))
+    template = text["already" if again else "noted"]
+    return template.format(title=task.title, facts=text["fact_joiner"].join(facts))
 
 
 def no_title_question(locale: Locale = "zh") -> str:

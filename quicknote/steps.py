@@ -31,11 +31,20 @@ def extract_agent() -> Agent[None, NoteDraft]:
 
 
 async def existing_task(turn: Turn) -> Task | None:
-    """The task this very turn already created, if any (retry, regenerate, duplicate send)."""
+    """The task an earlier copy of this very attempt created, if any (retry, regenerate, double send).
+
+    The same words said again outside the retry window are a new note, not a copy.
+    """
+    keys = turn.attempt_keys()
+    since = turn.now - keys.window if keys.window is not None else None
 
     def lookup() -> Task | None:
         with turn.sessions() as session:
-            return get_task_by_source_key(session, turn.user_id, turn.turn_key)
+            for key in keys.candidates:
+                task = get_task_by_source_key(session, turn.user_id, key)
+                if task is not None and (since is None or task.created_at >= since):
+                    return task
+            return None
 
     return await anyio.to_thread.run_sync(lookup)
 
@@ -135,7 +144,8 @@ async def persist_step(state: NoteState, turn: Turn) -> None:
 
     def write() -> tuple[Task, bool]:
         with turn.sessions() as session:
-            task, created = create_task(session, turn.user_id, data, now=state.now, source_key=turn.turn_key)
+            key = turn.attempt_keys().write
+            task, created = create_task(session, turn.user_id, data, now=state.now, source_key=key)
             session.commit()
             return task, created
 

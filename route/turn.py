@@ -7,7 +7,7 @@ import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
@@ -18,6 +18,16 @@ from route.aux import ChatText
 from route.decision import HistoryTurn
 
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
+
+
+CLIENT_KEY_PREFIX = "cm:"
+
+
+@dataclass(frozen=True)
+class AttemptKeys:
+    write: str  # the key a write of this attempt is stored under
+    candidates: tuple[str, ...]  # the keys an earlier copy of this attempt may have used
+    window: timedelta | None  # how recent that copy must be; None when the client named the attempt
 
 
 @dataclass(frozen=True)
@@ -32,6 +42,7 @@ class TurnConfig:
     max_reflect_retries: int = 2
     model_request_budget: int = 5
     turn_time_budget_s: float = 60.0
+    note_retry_window_s: float = 600.0  # a resend of the same conversation within this is a retry
 
     def budget(self) -> Budget:
         """A fresh per-turn budget; its clock starts now."""
@@ -66,6 +77,21 @@ class Turn:
                 return wrapped.group(1).strip() if wrapped else message.text
         return ""
 
+    def attempt_keys(self) -> AttemptKeys:
+        """The keys that make writes of this turn idempotent per attempt (see `turn_key_for`).
+
+        A client message id names the attempt itself: the key is used as is. A conversation hash
+        only names the words, so it counts as the same attempt within `note_retry_window_s`: the
+        key carries the window's number, and a retry just after a window boundary finds the key of
+        the window before. The same words later (a new conversation next week) are a new note.
+        """
+        if self.turn_key.startswith(CLIENT_KEY_PREFIX):
+            return AttemptKeys(self.turn_key, (self.turn_key,), None)
+        window = timedelta(seconds=self.config.note_retry_window_s)
+        index = int(self.now.timestamp() // window.total_seconds())
+        write = f"{self.turn_key}#{index}"
+        return AttemptKeys(write, (write, f"{self.turn_key}#{index - 1}"), window)
+
     @property
     def locale(self) -> Locale:
         """The language answers are rendered in: the latest message's, or the conversation's."""
@@ -98,7 +124,7 @@ def turn_key_for(user_id: int, messages: Sequence[ChatText], client_message_id: 
     are left out, so a client's pre-request with a different system prompt maps to the same key.
     """
     if client_message_id:
-        return "cm:" + hashlib.sha256(f"{user_id}:{client_message_id}".encode()).hexdigest()[:40]
+        return CLIENT_KEY_PREFIX + hashlib.sha256(f"{user_id}:{client_message_id}".encode()).hexdigest()[:40]
     convo = [(m.role, m.text) for m in messages if m.role in ("user", "assistant")]
     last_user = max((i for i, (role, _) in enumerate(convo) if role == "user"), default=-1)
     payload = json.dumps([user_id, convo[: last_user + 1]], ensure_ascii=False)

@@ -184,12 +184,13 @@ NOTE = "帮我记一下明天下午三点交报告"
 
 
 async def test_scenario_repeated_turn(harness: Harness, snapshot: Any) -> None:
-    """A regenerate / client retry: the same conversation again → one task, the same confirmation."""
+    """A regenerate / client retry: the same conversation again → one task, and the answer says so."""
     first = await harness.ask(NOTE, history=HISTORY)
     again = await harness.ask(NOTE, history=HISTORY)
     assert {"first": first.snapshot(), "again": again.snapshot()} == snapshot
 
-    assert again.content == first.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert first.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert again.content == "这条消息刚才已经记下了，没有重复创建：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     assert_stored(harness, Stored("交报告", 1, "2026-12-01 15:00"))
     # The repeat does not run the graph again: no extraction, no write.
     assert "persist:info" in again.stages
@@ -223,7 +224,7 @@ async def test_client_message_id_makes_different_looking_retries_one_turn(harnes
     first = await harness.ask(NOTE, client_message_id="msg-42")
     # A client that re-sends with a trimmed history but the same message id.
     again = await harness.ask(NOTE, history=HISTORY, client_message_id="msg-42")
-    assert again.content == first.content
+    assert again.content == first.content.replace("好，已记下", "这条消息刚才已经记下了，没有重复创建")
     assert len(stored_tasks(harness)) == 1
 
 
