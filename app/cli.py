@@ -173,16 +173,49 @@ def demo(
         typer.echo(f"User {user!r} already has tasks; nothing added.")
 
 
+def _keyless_mode_ends_warning(user: str) -> str:
+    """What the operator must know when the first key ever is created: keyless mode is over."""
+    from core.accounts import LOCAL_USER
+
+    lines = [
+        "Warning: this is the first API key, so keyless mode ends now.",
+        "From now on every request (every endpoint but /healthz) needs 'Authorization: Bearer <key>';"
+        " requests without a valid key get 401. Revoking keys later does not bring keyless mode back.",
+    ]
+    if user == LOCAL_USER:
+        lines.append(
+            f"This key maps to user {user!r}, the user keyless mode and `suikou demo` use:"
+            f" the tasks of user {LOCAL_USER!r} are reachable with it."
+        )
+    else:
+        lines.append(
+            f"This key maps to user {user!r}. The tasks of user {LOCAL_USER!r} (keyless mode, `suikou demo`)"
+            f" are not reachable with it; create a key with `--user {LOCAL_USER}` to keep them."
+        )
+    return "\n".join(lines)
+
+
 @apikey_cli.command("create")
-def apikey_create(user: Annotated[str, typer.Option(help="The user this key acts as.")]) -> None:
-    """Create a key; prints the key alone on stdout (it is shown only once)."""
+def apikey_create(
+    user: Annotated[
+        str,
+        typer.Option(help="The user this key acts as; local is the user of keyless mode and `suikou demo`."),
+    ] = "local",
+) -> None:
+    """Create a key; prints the key alone on stdout (it is shown only once).
+
+    The first key ever ends keyless mode for every endpoint: a warning on stderr says so.
+    """
     from app.state import build_state
-    from core.accounts import create_api_key
+    from core.accounts import create_api_key, keys_configured
 
     state = build_state(get_settings())
     with state.session() as session:
+        first = not keys_configured(session)
         key = create_api_key(session, user)
         session.commit()
+    if first:
+        typer.echo(_keyless_mode_ends_warning(user.strip()), err=True)
     typer.echo(key)
 
 

@@ -19,18 +19,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart  # noqa: E402
-from pydantic_ai.models.function import AgentInfo, FunctionModel  # noqa: E402
+from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from core.llm import ModelHub  # noqa: E402
-from support.harness import make_harness  # noqa: E402
+from core.llm import ModelHub
+from support.harness import make_harness
 
 ANSWERS: dict[str, dict[str, Any]] = {
     "plan": {},
     "reflect": {"satisfied": True, "need_retry": False, "prefix": ""},
     "extract": {"title": "交报告", "time_text": "明天下午三点", "priority_group": 1},
 }
-TURNS = [("task_query", "下周三之前要交什么"), ("task_query", "来一个简单的任务"), ("quick_note_create", "帮我记一下明天下午三点交报告")]
+TURNS = [
+    ("task_query", "下周三之前要交什么"),
+    ("task_query", "来一个简单的任务"),
+    ("quick_note_create", "帮我记一下明天下午三点交报告"),
+]
 
 sizes: dict[str, list[tuple[int, int]]] = defaultdict(list)
 

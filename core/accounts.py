@@ -27,6 +27,9 @@ from core.models import ApiKey, User, utcnow
 
 KEY_PREFIX = "sk-suikou-"
 DISPLAY_PREFIX_LEN = 8
+# The user every request acts as while no key exists (keyless mode); `suikou demo` and `suikou ask`
+# fill and use this user by default, and `suikou apikey create` maps keys to it by default.
+LOCAL_USER = "local"
 
 
 def hash_api_key(key: str) -> str:
@@ -185,6 +188,7 @@ def keys_configured(session: Session) -> bool:
 
 __all__ = [
     "KEY_PREFIX",
+    "LOCAL_USER",
     "ApiKeyInfo",
     "create_api_key",
     "ensure_user",

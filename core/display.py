@@ -33,6 +33,12 @@ def group_label(group: int, locale: Locale = "zh") -> str:
     return GROUP_LABELS[locale].get(group) or _UNKNOWN_GROUP[locale].format(group=group)
 
 
+def is_overdue(deadline_at: datetime | None, is_completed: bool, now: datetime | None) -> bool:
+    """Overdue: not completed and the deadline is before now (the same test as the overdue query
+    filter, ``deadline_at < now``). Without a ``now`` nothing is overdue; completed tasks never are."""
+    return now is not None and not is_completed and deadline_at is not None and deadline_at < now
+
+
 def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: Locale = "zh") -> str:
     """'12月1日 周二 15:00' / 'Tue Dec 1, 15:00' in the user's timezone; the year only when it is not
     the current one."""

@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 import anyio
 from pydantic import BaseModel
 from pydantic_ai import Agent, capture_run_messages
-from pydantic_ai.exceptions import AgentRunError
+from pydantic_ai.exceptions import AgentRunError, UsageLimitExceeded
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
 from pydantic_ai.models import Model
 from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 from pydantic_ai.settings import ModelSettings
+from pydantic_ai.usage import UsageLimits
 
 from core.trace import Trace
 
@@ -29,6 +30,11 @@ OutputT = TypeVar("OutputT")
 log = logging.getLogger("suikou.model")
 
 OFFLINE = "offline"
+
+
+class EmptyReply(Exception):
+    """A provider answered, but with nothing to show."""
+
 
 # Errors after which a node falls back to its offline rules. Programming errors are not caught.
 FALLBACK_ERRORS: tuple[type[BaseException], ...] = (AgentRunError, TimeoutError, OSError)
@@ -121,18 +127,21 @@ def offline_model(answer: Callable[[], BaseModel | str], *, name: str = OFFLINE)
     return FunctionModel(respond, stream_function=stream, model_name=name)
 
 
-def failed_run_usage(messages: Sequence[ModelMessage], history: Sequence[ModelMessage] | None) -> tuple[int, int, int]:
+def failed_run_usage(
+    messages: Sequence[ModelMessage], history: Sequence[ModelMessage] | None, *, sent_last: bool = True
+) -> tuple[int, int, int]:
     """(requests, input tokens, output tokens) a failed run spent, from its captured messages.
 
     Every response received is one request (e.g. invalid output and its retry); a request that was
     sent but got no response (HTTP error, timeout) is one more. A retry request built but never
-    sent (pydantic-ai marks it `interrupted`) is not. At least one: the run did try.
+    sent (pydantic-ai marks it `interrupted`, or a usage limit stopped it: `sent_last=False`) is
+    not. At least one: the run did try.
     """
     new = list(messages)[len(history or ()) :]
     responses = [m for m in new if isinstance(m, ModelResponse)]
     requests = len(responses)
     last = messages[-1] if messages else None
-    if isinstance(last, ModelRequest) and last.state != "interrupted":
+    if sent_last and isinstance(last, ModelRequest) and last.state != "interrupted":
         requests += 1
     input_tokens = sum(r.usage.input_tokens for r in responses)
     output_tokens = sum(r.usage.output_tokens for r in responses)
@@ -201,7 +210,8 @@ async def run_structured(
     """
     if _within_budget(node, hub, trace):
         settings, seconds = _call_settings(hub, trace)
-        retries = max(0, min(hub.output_retries, trace.requests_left() - 1))
+        allowed = trace.requests_left()
+        retries = max(0, min(hub.output_retries, allowed - 1))
         with capture_run_messages() as messages:
             try:
                 with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
@@ -210,13 +220,17 @@ async def run_structured(
                         model=hub.model_for(node),
                         model_settings=settings,
                         message_history=message_history,
-                        retries={"output": retries},
+                        # One number for every kind of retry (invalid output, text instead of a
+                        # tool call, an unknown tool), and a hard cap on the requests themselves.
+                        retries=retries,
+                        usage_limits=UsageLimits(request_limit=allowed),
                         instructions=instructions,
                     )
             except FALLBACK_ERRORS as exc:
                 # The failed run still cost requests (an invalid output and its retry are two);
-                # count them all so usage stays honest.
-                trace.count_model_call(node, *failed_run_usage(messages, message_history))
+                # count them all so usage stays honest. A request the limit stopped was not sent.
+                sent_last = not isinstance(exc, UsageLimitExceeded)
+                trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
                 _report_fallback(trace, node, exc, "改用离线规则")
             else:
                 usage = result.usage
@@ -275,9 +289,13 @@ async def stream_text(
                             on_delta(delta)
                     usage = run.usage
             trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
-            if not live:
-                on_delta("".join(sent))
-            return "".join(sent)
+            if "".join(sent).strip():
+                if not live:
+                    on_delta("".join(sent))
+                return "".join(sent)
+            # A blank reply is no answer: the offline one is (what was shown, if anything, was blank).
+            _report_fallback(trace, node, EmptyReply("the provider's reply was blank"), "改用离线回复")
+            sent = []
         except FALLBACK_ERRORS as exc:
             trace.count_model_call(node, 1, 0, 0)
             shown = live and bool(sent)

@@ -50,10 +50,13 @@ urgency_threshold_at)``
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from typing import Annotated, Any
 
 import sqlalchemy as sa
-from pydantic import field_validator
+from pydantic import AfterValidator, BeforeValidator, Strict, WithJsonSchema, field_validator
+from pydantic import Field as Bounds
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
@@ -95,6 +98,67 @@ def _require_aware(value: datetime | None) -> datetime | None:
     if value is not None and (value.tzinfo is None or value.utcoffset() is None):
         raise ValueError("datetime must carry a timezone offset")
     return value
+
+
+# ---------------------------------------------------------------------------------------------
+# what clients may send: one place for the bounds. The OpenAPI document shows these very patterns,
+# and the server checks them with `re.fullmatch` (JSON Schema's `pattern`, anchored as in ECMA-262).
+
+# Text every backend stores: PostgreSQL refuses NUL in text, and a lone surrogate (a legal JSON
+# escape such as "\ud800", but not Unicode) fails on the way to any database or UTF-8 encoder.
+PLAIN_TEXT = r"^[^\x00\ud800-\udfff]*$"
+# The same, with one character that is not whitespace (`\s` is exactly `str.isspace`).
+VISIBLE_TEXT = r"^[^\x00\ud800-\udfff]*[^\s\x00\ud800-\udfff][^\x00\ud800-\udfff]*$"
+
+# Datetimes from clients: RFC 3339 with an offset (`Z` or +hh:mm), nothing else: a naive time is
+# "naive in which zone?", and a bare number such as 0.5 is not a date (pydantic would read 1970).
+# The year as written is 1970..2200, so converting to UTC never leaves Python's range.
+YEAR_MIN, YEAR_MAX = 1970, 2200
+DATETIME_TEXT = (
+    r"^(19[7-9][0-9]|2[01][0-9]{2}|2200)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])"
+    r"T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,6})?(Z|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$"
+)
+DATETIME_HELP = f"an RFC 3339 datetime with an offset, years {YEAR_MIN}..{YEAR_MAX}, e.g. 2026-12-01T15:00:00+08:00"
+
+
+def text_fits(pattern: str, value: str) -> bool:
+    return re.fullmatch(pattern, value) is not None
+
+
+def _matching(pattern: str, problem: str) -> AfterValidator:
+    def check(value: str) -> str:
+        if not text_fits(pattern, value):
+            raise ValueError(problem)
+        return value
+
+    return AfterValidator(check)
+
+
+def _client_datetime(value: Any) -> Any:
+    """A datetime a client wrote must be `DATETIME_TEXT`; one built in code is taken as it is."""
+    if isinstance(value, datetime):
+        return value
+    if isinstance(value, str) and text_fits(DATETIME_TEXT, value):
+        return datetime.fromisoformat(value)  # still refuses days a month lacks (2026-02-30)
+    raise ValueError(f"must be {DATETIME_HELP}")
+
+
+NO_NUL = "must not contain NUL characters or unpaired surrogates"
+ClientText = Annotated[str, _matching(PLAIN_TEXT, NO_NUL), WithJsonSchema({"type": "string", "pattern": PLAIN_TEXT})]
+ClientTitle = Annotated[
+    str,
+    Bounds(min_length=1, max_length=TITLE_MAX),
+    _matching(VISIBLE_TEXT, f"must not be blank, and {NO_NUL}"),
+    WithJsonSchema({"type": "string", "minLength": 1, "maxLength": TITLE_MAX, "pattern": VISIBLE_TEXT}),
+]
+ClientDateTime = Annotated[
+    datetime,
+    BeforeValidator(_client_datetime),
+    WithJsonSchema({"type": "string", "format": "date-time", "pattern": DATETIME_TEXT, "description": DATETIME_HELP}),
+]
+# JSON bodies are typed strictly: "2" is not a group and "yes" is not a boolean.
+Group = Annotated[int, Strict(), Bounds(ge=1, le=4)]
+Flag = Annotated[bool, Strict()]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -178,6 +242,11 @@ class Task(TaskBase, table=True):
 class TaskCreate(TaskBase):
     """What a client may set when creating a task (validated; datetimes must be aware)."""
 
+    title: ClientTitle
+    priority_group: Group = 2
+    deadline_at: ClientDateTime | None = None
+    urgency_threshold_at: ClientDateTime | None = None
+
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
     def _aware(cls, value: datetime | None) -> datetime | None:
@@ -199,11 +268,11 @@ class TaskUpdate(SQLModel):
     through :func:`core.store.complete_task`, or here via ``is_completed``.
     """
 
-    title: str | None = Field(default=None, min_length=1, max_length=TITLE_MAX)
-    priority_group: int | None = Field(default=None, ge=1, le=4)
-    deadline_at: datetime | None = None
-    urgency_threshold_at: datetime | None = None
-    is_completed: bool | None = None
+    title: ClientTitle | None = None
+    priority_group: Group | None = None
+    deadline_at: ClientDateTime | None = None
+    urgency_threshold_at: ClientDateTime | None = None
+    is_completed: Flag | None = None
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -254,7 +323,17 @@ class TaskPublic(TaskBase):
 
 
 __all__ = [
+    "DATETIME_TEXT",
+    "PLAIN_TEXT",
     "TITLE_MAX",
+    "VISIBLE_TEXT",
+    "YEAR_MAX",
+    "YEAR_MIN",
+    "ClientDateTime",
+    "ClientText",
+    "ClientTitle",
+    "Flag",
+    "Group",
     "ApiKey",
     "Task",
     "TaskBase",
@@ -263,5 +342,6 @@ __all__ = [
     "TaskUpdate",
     "UTCDateTime",
     "User",
+    "text_fits",
     "utcnow",
 ]

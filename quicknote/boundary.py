@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.grounding import grounded_share, occurs_in, plausible_moment
+from core.grounding import grounded_share, looks_like_time, occurs_in, plausible_moment
 from quicknote.draft import NoteDraft
 from taskquery.offline import PrioritySignals, priority_signals
 
@@ -64,8 +64,8 @@ def _settle_time(
         if proposed.deadline_at is not None:
             notes.append("忽略了模型自己算的截止时间：你的话里没有时间")
         return None, None
-    if not occurs_in(proposed.time_text, sentence):
-        notes.append(f"忽略了时间「{proposed.time_text[:20]}」：你的话里没有它")
+    if not occurs_in(proposed.time_text, sentence) or not looks_like_time(proposed.time_text):
+        notes.append(f"忽略了时间「{proposed.time_text[:20]}」：你的话里没有这个时间")
         return None, None
     # Used by the time anchor only if code cannot resolve the phrase itself.
     deadline = plausible_moment(proposed.deadline_at, now, tz)

@@ -40,7 +40,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
 
 
 def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False) -> str:
-    """"好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
+    """ "好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
     showing the stored task as it is now (it may have been completed or changed since)."""
     text = _TEXTS[locale]
     facts = [group_label(task.priority_group, locale)]

@@ -17,6 +17,8 @@ from pydantic_ai.messages import (
     UserPromptPart,
 )
 
+from core import carry
+from core.grounding import claims_write
 from core.llm import stream_text
 from core.locale import Locale
 from core.prompting import now_line
@@ -32,14 +34,6 @@ captured by saying e.g. "帮我记一下明天下午三点交报告", and their 
 "这周有什么要交的".
 """
 
-# A chat reply that claims a write the turn did not make ("好的，已经帮你记下了", "I've added it").
-_CLAIMS_WRITE = re.compile(
-    r"(?:已经?|帮你|为你|给你)(?:帮你|为你|给你)?(?:记下|记好|记录|记住|添加|加上|加好|创建|新建|保存|安排|设置|设好|提醒)|"
-    r"记下了|记好了|加好了|存好了|安排好了|设好了|"
-    r"\bI(?:'ve| have)? (?:added|saved|noted|created|scheduled|set up|recorded)\b|"
-    r"\b(?:added|saved|noted) (?:it|that|this)\b",
-    re.IGNORECASE,
-)
 NO_WRITE_NOTE: dict[Locale, str] = {
     "zh": "\n\n（更正：这条消息没有保存任何任务。要记下的话，请说「帮我记一下……」。）",
     "en": '\n\n(Correction: nothing was saved from this message. To save a task, say "remind me to …".)',
@@ -91,7 +85,8 @@ def to_model_messages(messages: Sequence[ChatText]) -> list[ModelMessage]:
             if pending:
                 out.append(ModelRequest(parts=pending))
                 pending = []
-            out.append(ModelResponse(parts=[TextPart(message.text)]))
+            # A record an answer carries for code (core.carry) is not for the model to read or echo.
+            out.append(ModelResponse(parts=[TextPart(carry.strip(message.text))]))
         elif message.role in ("system", "developer"):
             pending.append(SystemPromptPart(message.text))
         else:  # user, tool: content the model should read
@@ -115,7 +110,7 @@ async def handle_chat(turn: Turn) -> str:
         live=turn.streaming,
         message_history=history,
     )
-    if _CLAIMS_WRITE.search(reply):
+    if claims_write(reply):
         # Chat never writes; a reply that says it did is corrected in code, visibly.
         note = NO_WRITE_NOTE[turn.locale]
         turn.trace.emit("chat", "info", "闲聊回复声称做了没做的事，已附上更正", {"claim": True})

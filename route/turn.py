@@ -11,6 +11,7 @@ from datetime import datetime, timedelta
 
 from sqlmodel import Session
 
+from core import carry
 from core.llm import ModelHub
 from core.locale import Locale, detect_locale
 from core.trace import Budget, Trace
@@ -109,7 +110,8 @@ class Turn:
                 seen_last_user = True
                 continue
             if seen_last_user:
-                earlier.append(HistoryTurn(message.role, message.text[: self.config.history_chars]))
+                # What a person saw: a carried record is for code, not for a model's prompt.
+                earlier.append(HistoryTurn(message.role, carry.strip(message.text)[: self.config.history_chars]))
             if len(earlier) >= self.config.history_turns:
                 break
         return list(reversed(earlier))

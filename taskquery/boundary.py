@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
-from core.grounding import occurs_in, plausible_moment
+from core.grounding import looks_like_time, occurs_in, plausible_moment
 from core.timeanchor import resolve_time
 from taskquery.countlock import CountLock
 from taskquery.offline import clean_keyword
@@ -85,7 +85,7 @@ def _settle_time(
         if proposed.time_after or proposed.time_before:
             notes.append("忽略了模型自己算的时间范围：你的话里没有时间")
         return None, None, None, None
-    if not occurs_in(phrase, grounds.words) or _is_count(phrase, grounds.lock):
+    if not occurs_in(phrase, grounds.words) or not looks_like_time(phrase) or _is_count(phrase, grounds.lock):
         notes.append(f"忽略了时间「{phrase}」：你的话里没有它")
         return None, None, None, None
     if resolve_time(phrase, grounds.now, grounds.tz, prefer=prefer_for(rules.time_field)) is not None:

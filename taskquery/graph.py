@@ -9,6 +9,7 @@ from pydantic_graph import BaseNode, End, GraphBuilder, GraphRunContext, StepCon
 from pydantic_graph.graph_builder import Graph
 
 from taskquery import steps
+from taskquery.carried import attach_query
 from taskquery.rendering import render_answer
 from taskquery.state import QueryDeps, QueryState
 
@@ -22,7 +23,9 @@ class Plan(BaseNode[QueryState, QueryDeps, str]):
         with turn.trace.node("plan", "理解问题") as span:
             message = await steps.plan_step(ctx.state, turn)
             assert ctx.state.plan is not None
-            data = {"overridden": ctx.state.overridden} if ctx.state.overridden else {}
+            data: dict[str, object] = {"overridden": ctx.state.overridden} if ctx.state.overridden else {}
+            if ctx.state.continued:
+                data["continued"] = ctx.state.continued
             span.done(
                 message,
                 plan=ctx.state.plan.model_dump(mode="json", exclude_none=True),
@@ -107,17 +110,16 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             return ToolQuery()
         assert state.page is not None and state.prefix is not None
         offer_all = state.filter is None or state.filter.limit < turn.config.max_limit
-        return End(
-            render_answer(
-                state.prefix,
-                state.page,
-                state.tz,
-                offset=state.offset,
-                now=state.now,
-                offer_all=offer_all,
-                locale=state.locale,
-            )
+        answer = render_answer(
+            state.prefix,
+            state.page,
+            state.tz,
+            offset=state.offset,
+            now=state.now,
+            offer_all=offer_all,
+            locale=state.locale,
         )
+        return End(attach_query(answer, steps.carried(state)))
 
 
 @cache

@@ -62,6 +62,7 @@ from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 
 __all__ = [
     "PrioritySignals",
+    "merge_followup",
     "offline_plan",
     "offline_plan_followup",
     "priority_signals",
@@ -625,7 +626,15 @@ MORE_RE = re.compile(
 def offline_plan_followup(
     sentence: str, previous_user_sentence: str, now: datetime, tz: str = "Asia/Shanghai"
 ) -> QueryPlan:
-    """Merges a follow-up ("再来两个", "还有吗", "那下周的呢", "重要的呢") into the previous question's plan.
+    """Merges a follow-up into the plan of the question it continues, read again from its words.
+
+    Used when the previous answer carried no record of its query (see ``taskquery.carried``).
+    """
+    return merge_followup(offline_plan(previous_user_sentence, now, tz), sentence, now, tz)
+
+
+def merge_followup(previous: QueryPlan, sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> QueryPlan:
+    """A follow-up ("再来两个", "还有吗", "那下周的呢", "重要的呢") applied to the plan it continues.
 
     What the follow-up says wins (time, quadrants, keyword, completion, sort); what it leaves out is
     inherited. The count comes from the follow-up if it says one ("再来两个" → 2); a bare "还有吗"
@@ -635,9 +644,8 @@ def offline_plan_followup(
     """
     from taskquery.followup import english_quadrants  # followup.py imports this module
 
-    prev = offline_plan(previous_user_sentence, now, tz)
     cur = offline_plan(sentence, now, tz)
-    merged = prev.model_copy()
+    merged = previous.model_copy()
     if cur.time_text is not None:
         merged.time_text = cur.time_text
         merged.time_after = cur.time_after

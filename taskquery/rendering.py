@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from core.display import format_when, group_label
+from core.display import format_when, group_label, is_overdue
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
 
@@ -22,6 +22,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "line": "{index}. {title}（{facts}）",
         "fact_joiner": "；",
         "promoted": "临近截止，由「{group}」提前",
+        "overdue": "已逾期",
         "completed": "已完成",
         "due": "截止 {when}",
         "more": "「再来 {count} 个」",
@@ -38,6 +39,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "line": "{index}. {title} ({facts})",
         "fact_joiner": "; ",
         "promoted": 'due soon, moved up from "{group}"',
+        "overdue": "overdue",
         "completed": "done",
         "due": "due {when}",
         "more": '"{count} more"',
@@ -99,8 +101,14 @@ def clean_prefix(candidate: str | None, titles: list[str]) -> str | None:
 
 
 def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None, *, locale: Locale = "zh") -> str:
+    """One numbered line: title and facts (group, overdue, promotion, completion, deadline).
+
+    "Overdue" (not completed, deadline before `now`) needs `now`; without it the line has no
+    overdue fact. It sits right after the group label, before the deadline."""
     text = _TEXTS[locale]
     facts = [group_label(task.effective_group, locale)]
+    if is_overdue(task.deadline_at, task.is_completed, now):
+        facts.append(text["overdue"])
     if task.promoted:
         facts.append(text["promoted"].format(group=group_label(task.priority_group, locale)))
     if task.is_completed:
@@ -147,7 +155,8 @@ def render_answer(
     offer_all: bool = True,
     locale: Locale = "zh",
 ) -> str:
-    """`now` lets deadlines in another year show their year ("2027年1月5日 …")."""
+    """`now` lets deadlines in another year show their year ("2027年1月5日 …") and marks overdue
+    tasks (not completed, deadline before `now`) as such; every caller should pass it."""
     text = _TEXTS[locale]
     if not page.items and page.total > 0:
         return f"{prefix}\n{text['all_shown'].format(total=page.total)}"

@@ -32,6 +32,8 @@ class QueryState:
     filter: TaskFilter | None = None
     page: TaskPage | None = None
     offset: int = 0  # tasks already shown by the previous answer ("再来两个")
+    words: str = ""  # the user's words the plan rests on (this sentence, and what it continues)
+    continued: str | None = None  # a follow-up continued the previous query: "carried" | "prose"
     retries: int = 0
     broadened: list[str] = field(default_factory=list)
     prefix: str | None = None

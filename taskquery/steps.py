@@ -13,15 +13,17 @@ from functools import cache
 import anyio
 from pydantic_ai import Agent
 
+from core.grounding import claims_write
 from core.llm import run_structured
 from core.locale import Locale, detect_locale
 from core.store import TaskFilter, TaskPage, query_tasks
 from core.timeanchor import TimeWindow, resolve_time
 from route.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
+from taskquery.carried import MAX_WORDS, CarriedQuery, carried_query
 from taskquery.countlock import extract_count
-from taskquery.followup import FollowUp, find_followup
-from taskquery.offline import offline_plan, offline_plan_followup
+from taskquery.followup import find_followup, looks_like_followup
+from taskquery.offline import MORE_RE, merge_followup, offline_plan, offline_plan_followup
 from taskquery.plan import QueryPlan, prefer_for
 from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, context_lines, plan_prompt, reflect_prompt
 from taskquery.reflection import Reflection, apply_patch
@@ -42,19 +44,32 @@ def reflect_agent() -> Agent[None, Reflection]:
 # --- plan -------------------------------------------------------------------------------------
 
 
-def _rules_plan(state: QueryState, followup: FollowUp | None) -> QueryPlan:
-    if followup is None:
-        return offline_plan(state.sentence, state.now, state.tz)
-    return offline_plan_followup(state.sentence, followup.previous_question, state.now, state.tz)
+def _reading(state: QueryState, turn: Turn) -> tuple[QueryPlan, str, int, str | None]:
+    """The rules' plan, the words it rests on, the page offset, and what a follow-up continued.
+
+    A follow-up continues the previous query: from the record the previous answer carries when
+    there is one (every filter of a chain survives, paging counts what was really shown), else
+    from the prose of the previous list and its question.
+    """
+    sentence, now, tz = state.sentence, state.now, state.tz
+    if looks_like_followup(sentence):
+        carried = carried_query(turn.messages, within=turn.config.history_turns)
+        if carried is not None:
+            offset = carried.next_offset if MORE_RE.search(sentence) else 0
+            return merge_followup(carried.plan, sentence, now, tz), f"{sentence}\n{carried.words}", offset, "carried"
+        followup = find_followup(sentence, turn.history)
+        if followup is not None:
+            rules = offline_plan_followup(sentence, followup.previous_question, now, tz)
+            offset = followup.shown if followup.wants_more else 0
+            return rules, f"{sentence}\n{followup.previous_question}", offset, "prose"
+    return offline_plan(sentence, now, tz), sentence, 0, None
 
 
 async def plan_step(state: QueryState, turn: Turn) -> str:
     """One model call proposes the plan; code reads the count and settles the plan against the words."""
     state.lock = extract_count(state.sentence)
-    followup = find_followup(state.sentence, turn.history)
-    rules = _rules_plan(state, followup)
-    words = state.sentence if followup is None else f"{state.sentence}\n{followup.previous_question}"
-    state.grounds = Grounds(words, rules, state.lock, state.now, state.tz)
+    rules, state.words, state.offset, state.continued = _reading(state, turn)
+    state.grounds = Grounds(state.words, rules, state.lock, state.now, state.tz)
     history = [(h.role, h.text) for h in turn.history]
     proposed = await run_structured(
         plan_agent(),
@@ -67,12 +82,22 @@ async def plan_step(state: QueryState, turn: Turn) -> str:
     )
     settled = settle_plan(proposed, state.grounds)
     state.plan, state.time_source, state.overridden = settled.plan, settled.time_source, settled.overridden
-    if followup is not None and followup.wants_more:
-        # "再来两个" continues after the tasks already listed.
-        state.offset = followup.shown
     if state.lock.explicit is not None:
         return f"计划完成，条数锁定为 {state.lock.explicit}"
     return "计划完成"
+
+
+def carried(state: QueryState) -> CarriedQuery:
+    """What this answer carries for the next turn: the plan in force and the page shown."""
+    assert state.plan is not None and state.page is not None
+    count = state.lock.explicit if state.lock.explicit is not None else state.plan.limit
+    return CarriedQuery(
+        plan=state.plan.model_copy(update={"limit": count}),
+        words=state.words[:MAX_WORDS],
+        offset=state.offset,
+        shown=len(state.page.items),
+        total=state.page.total,
+    )
 
 
 # --- quadrant ---------------------------------------------------------------------------------
@@ -278,8 +303,8 @@ async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     else:
         titles = [item.title for item in state.page.items]
         prefix = clean_prefix(reflection.prefix, titles)
-        if prefix is not None and detect_locale(prefix) != state.locale:
-            prefix = None  # the answer speaks the user's language, all of it
+        if prefix is not None and (detect_locale(prefix) != state.locale or claims_write(prefix)):
+            prefix = None  # the user's language, all of it; and no word of a write that did not happen
         state.prefix = prefix or default_prefix(state)
     return reflection
 

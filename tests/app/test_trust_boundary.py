@@ -152,7 +152,9 @@ def test_absurd_model_bounds_are_refused(fake: FakeOpenAI, client: TestClient) -
 @pytest.mark.parametrize(
     "plan",
     [
-        pytest.param({"time_after": "2030-01-01T00:00:00+08:00", "time_before": "2030-01-02T00:00:00+08:00"}, id="2030"),
+        pytest.param(
+            {"time_after": "2030-01-01T00:00:00+08:00", "time_before": "2030-01-02T00:00:00+08:00"}, id="2030"
+        ),
         pytest.param({"time_text": "下周"}, id="wrong-phrase"),
         pytest.param({"time_text": "明天", "time_after": "2026-12-01T00:00:00Z"}, id="utc-bounds"),
     ],
@@ -170,10 +172,14 @@ def test_the_query_window_is_the_users_tomorrow(fake: FakeOpenAI, client: TestCl
 @pytest.mark.parametrize(
     "draft",
     [
-        pytest.param({"title": "交报告", "time_text": "明天下午三点", "deadline_at": "2026-12-01T15:00:00"}, id="naive"),
+        pytest.param(
+            {"title": "交报告", "time_text": "明天下午三点", "deadline_at": "2026-12-01T15:00:00"}, id="naive"
+        ),
         pytest.param({"title": "交报告", "time_text": "明天下午三点", "deadline_at": "2026-12-01T15:00:00Z"}, id="utc"),
         pytest.param({"title": "交报告", "deadline_at": "2031-12-01T15:00:00+08:00"}, id="2031-no-phrase"),
-        pytest.param({"title": "交报告", "time_text": "下周五", "deadline_at": "2031-12-01T15:00:00"}, id="wrong-phrase"),
+        pytest.param(
+            {"title": "交报告", "time_text": "下周五", "deadline_at": "2031-12-01T15:00:00"}, id="wrong-phrase"
+        ),
     ],
 )
 def test_the_note_deadline_is_the_users_tomorrow_3pm(
@@ -192,7 +198,7 @@ def test_the_note_deadline_is_the_users_tomorrow_3pm(
 
 
 def test_a_lead_reminder_counts_back_from_the_deadline(fake: FakeOpenAI, scripted: Harness, client: TestClient) -> None:
-    """"提前一天" is relative to the deadline, not to today: the task is not promoted at once."""
+    """ "提前一天" is relative to the deadline, not to today: the task is not promoted at once."""
     fake.on_node("route", Reply(NOTE))
     draft = {"title": "开会", "time_text": "后天上午十点", "priority_group": 2, "urgency_threshold_text": "提前一天"}
     fake.on_node("extract", Reply(draft))
@@ -313,6 +319,8 @@ def test_chat_that_claims_a_write_is_corrected(fake: FakeOpenAI, scripted: Harne
     assert "更正：这条消息没有保存任何任务" in content_of(body)
     content, chunks = ask_stream(client, "你好")
     assert "更正" in content
+    [note] = [c for c in chunks if c.get("suikou_event", {}).get("stage") == "chat"]
+    assert note["choices"][0]["delta"]["reasoning_content"] is None  # after the answer began: structured only
     assert len(tasks_of(scripted)) == before
 
 
@@ -379,7 +387,7 @@ def test_reflect_sees_the_page_it_judges(fake: FakeOpenAI, client: TestClient) -
     assert "Now: 2026-11-30T10:00+08:00 (Monday, Asia/Shanghai)." in text
     assert "code relaxed it: any keyword" in text
     assert '"group": "important & urgent"' in text and '"due": "2026-12-01T18:00+08:00"' in text
-    assert "The user's earlier questions (oldest first): [\"这周有什么要交的\"]" in text
+    assert 'The user\'s earlier questions (oldest first): ["这周有什么要交的"]' in text
     assert "1. 交周报" not in text  # earlier answers are not repeated
 
 
@@ -444,7 +452,9 @@ def test_sdk_sees_whole_answers_from_a_misbehaving_provider(
     assert "".join(pieces).startswith("哈哈，\n\n")
 
     fake.on_node("route", Reply(NOTE))
-    fake.on_node("extract", Reply({"title": "交报告", "time_text": "明天下午三点", "deadline_at": "2031-01-01T00:00:00"}))
+    fake.on_node(
+        "extract", Reply({"title": "交报告", "time_text": "明天下午三点", "deadline_at": "2031-01-01T00:00:00"})
+    )
     reply = openai.chat.completions.create(
         model="suikou", messages=[{"role": "user", "content": "帮我记一下明天下午三点交报告"}]
     )

@@ -24,6 +24,7 @@ from app.settings import Settings
 from app.state import AppState, build_state
 from app.turns import make_job
 from app.wire import ChatRequest
+from core import carry
 from core.accounts import create_api_key, ensure_user
 from core.db import make_engine
 from core.llm import ModelHub
@@ -88,15 +89,28 @@ class Answer:
     def stages(self) -> list[str]:
         return [f"{e.stage}:{e.status}" for e in self.events]
 
+    @property
+    def visible(self) -> str:
+        """The answer as a person sees it: without the record it carries for the next turn."""
+        return carry.strip(self.content)
+
+    @property
+    def carried(self) -> dict[str, Any] | None:
+        return carry.read(self.content, "q1")
+
     def snapshot(self) -> dict[str, Any]:
-        """What scenario snapshots hold: the whole answer and the stage stream."""
-        return {
+        """What scenario snapshots hold: the whole answer (the carried record decoded, so a diff
+        reads as data) and the stage stream."""
+        out = {
             "action": self.action,
-            "content": self.content,
+            "content": self.visible,
             "stages": [f"{e.stage}:{e.status} {e.message}" for e in self.events],
             "model_requests": self.requests,
             "offline_steps": self.offline_steps,
         }
+        if self.carried is not None:
+            out["carried"] = self.carried
+        return out
 
 
 @dataclass

@@ -70,7 +70,7 @@ async def test_first_page_offers_more(seeded: Harness) -> None:
     assert first.action == "task_query"
     assert numbered(first) == list(enumerate(TITLES[:5], start=1))
     assert "Here are 5 tasks (8 matches):" in first.content
-    assert first.content.endswith('3 more not listed — say "3 more" or "all" to see them.')
+    assert first.visible.endswith('3 more not listed — say "3 more" or "all" to see them.')
 
 
 async def test_two_more_continues_the_numbering(seeded: Harness) -> None:
@@ -78,7 +78,7 @@ async def test_two_more_continues_the_numbering(seeded: Harness) -> None:
     assert more.action == "task_query"
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review")]
     assert "Here are 2 tasks (8 matches):" in more.content
-    assert more.content.endswith('1 more not listed — say "1 more" or "all" to see them.')
+    assert more.visible.endswith('1 more not listed — say "1 more" or "all" to see them.')
     assert plan_data(more)["explicit_limit"] == 2
     assert anchor_data(more)["limit"] == 2
     assert (more.requests, more.offline_steps) == (0, 3)

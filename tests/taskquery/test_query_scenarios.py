@@ -188,12 +188,12 @@ def day(date: str) -> tuple[str, str]:
 
 
 def completed_only(answer: Any) -> None:
-    assert all("已完成" in line.facts for line in list_lines(answer.content))
+    assert all("已完成" in line.facts for line in list_lines(answer.visible))
 
 
 def tail_says(n: int, *, offers_all: bool = True) -> Callable[[Any], None]:
     def check(answer: Any) -> None:
-        tail = answer.content.splitlines()[-1]
+        tail = answer.visible.splitlines()[-1]
         assert tail.startswith(f"还有 {n} 条没列出，说「再来 {min(n, 5)} 个」")
         # 「全部」 is only offered when it would show more than this page already does.
         assert ("「全部」" in tail) is offers_all
@@ -202,23 +202,23 @@ def tail_says(n: int, *, offers_all: bool = True) -> Callable[[Any], None]:
 
 
 def no_tail(answer: Any) -> None:
-    assert "没列出" not in answer.content
+    assert "没列出" not in answer.visible
 
 
 def shows_year(answer: Any) -> None:
-    assert "截止 2027年1月5日 周二 10:00" in answer.content
+    assert "截止 2027年1月5日 周二 10:00" in answer.visible
 
 
 def promoted_marked(title: str) -> Callable[[Any], None]:
     def check(answer: Any) -> None:
-        (line,) = [x for x in list_lines(answer.content) if x.title == title]
+        (line,) = [x for x in list_lines(answer.visible) if x.title == title]
         assert "临近截止，由「" in line.facts and "」提前" in line.facts
 
     return check
 
 
 def only_bob(answer: Any) -> None:
-    lines = list_lines(answer.content)
+    lines = list_lines(answer.visible)
     assert lines and all(line.title.startswith(BOB) for line in lines)
 
 
@@ -698,7 +698,7 @@ SCENARIOS = [
 def check(answer: Any, sc: Scenario) -> None:
     """The semantic assertions every offline scenario gets, from its `Expect`."""
     ex = sc.expect
-    content = answer.content
+    content = answer.visible
     assert answer.action == "task_query"
     assert (answer.requests, answer.offline_steps) == (0, 3), "offline: router, plan and reflect are rules"
     if sc.user != "bob":
@@ -829,7 +829,7 @@ async def ask_with(seeded_with: Callable[..., Any], message: str, user: str = "a
 
 
 def titles_of(answer: Any) -> list[str]:
-    return [line.title for line in list_lines(answer.content)]
+    return [line.title for line in list_lines(answer.visible)]
 
 
 async def test_reflect_retry_cannot_change_locked_limit(seeded_with: Callable[..., Any], snapshot: Any) -> None:
@@ -849,8 +849,8 @@ async def test_reflect_retry_cannot_change_locked_limit(seeded_with: Callable[..
     assert any("忽略了把条数改成 10" in note for note in retry.data["changes"])
     assert event(answer, "plan").data["explicit_limit"] == 1
     assert titles_of(answer) == ["准备董事会材料"]
-    assert header_counts(answer.content) == (1, 6)  # the patch's quadrants [1] did apply
-    assert answer.content.splitlines()[0] == "先把这件最要紧的做了"
+    assert header_counts(answer.visible) == (1, 6)  # the patch's quadrants [1] did apply
+    assert answer.visible.splitlines()[0] == "先把这件最要紧的做了"
     assert answer.requests == 2  # reflect 2; router and plan ran offline
     assert answer.snapshot() == snapshot
 
@@ -866,7 +866,7 @@ async def test_reflect_patch_cannot_change_priorities_the_user_said(seeded_with:
     refused = event(answer, "retry", "info")
     assert "不重试" in refused.message
     assert event(answer, "quadrant").data["quadrants"] == [1, 2]
-    assert len(list_lines(answer.content)) == 1
+    assert len(list_lines(answer.visible)) == 1
     assert answer.requests == 1
 
 
@@ -882,8 +882,8 @@ async def test_reflect_retries_stop_at_the_cap(seeded_with: Callable[..., Any], 
     assert [e.data["retry"] for e in answer.events if e.stage == "retry"] == [1, 2]
     assert flow(answer).count("reflect") == 3
     assert answer.requests == 3, "reflect 3 (2 retries) is the cap; router and plan ran offline"
-    assert len(list_lines(answer.content)) == 2
-    assert all(line.facts.startswith("简单不重要") for line in list_lines(answer.content))
+    assert len(list_lines(answer.visible)) == 2
+    assert all(line.facts.startswith("简单不重要") for line in list_lines(answer.visible))
     assert answer.snapshot() == snapshot
 
 
@@ -902,9 +902,9 @@ async def test_broadening_counts_as_a_retry(seeded_with: Callable[..., Any], sna
     # the patch's include_completed is refused, its order is taken.
     retry = event(answer, "retry", "info")
     assert retry.data["limit"] == 5
-    assert header_counts(answer.content) == (5, 12)
-    assert all(line.facts.split("；")[0].split("（")[0] in IMPORTANT for line in list_lines(answer.content))
-    assert BOB not in answer.content
+    assert header_counts(answer.visible) == (5, 12)
+    assert all(line.facts.split("；")[0].split("（")[0] in IMPORTANT for line in list_lines(answer.visible))
+    assert BOB not in answer.visible
     assert answer.snapshot() == snapshot
 
 
@@ -928,9 +928,9 @@ async def test_model_prefix_that_looks_like_a_list_is_discarded(
     seeded_with: Callable[..., Any], prefix: str, snapshot: Any
 ) -> None:
     answer = await ask_with(seeded_with, "今天要做什么", reflect=reflect_says(prefix))
-    first, *rest = answer.content.splitlines()
+    first, *rest = answer.visible.splitlines()
     assert first == "「今天」的任务在这里："  # the deterministic prefix
-    assert prefix.splitlines()[0] not in answer.content
+    assert prefix.splitlines()[0] not in answer.visible
     assert titles_of(answer) == ["修复线上支付故障", "回复客户邮件"]
     assert rest[0] == "给你整理了 2 条任务："
     assert answer.snapshot() == snapshot
@@ -938,7 +938,7 @@ async def test_model_prefix_that_looks_like_a_list_is_discarded(
 
 async def test_model_prefix_that_is_one_short_line_is_kept(seeded_with: Callable[..., Any], snapshot: Any) -> None:
     answer = await ask_with(seeded_with, "今天要做什么", reflect=reflect_says("今天有两件事，晚上前搞定"))
-    assert answer.content.splitlines()[0] == "今天有两件事，晚上前搞定"
+    assert answer.visible.splitlines()[0] == "今天有两件事，晚上前搞定"
     assert titles_of(answer) == ["修复线上支付故障", "回复客户邮件"]
     assert answer.snapshot() == snapshot
 
@@ -947,8 +947,8 @@ async def test_no_result_path_filters_the_prefix_too(seeded_with: Callable[..., 
     answer = await ask_with(
         seeded_with, "今天要做什么", user="carol", reflect=reflect_says("以下是：\n1. 交季度报告\n2. 回复客户邮件")
     )
-    assert answer.content == "没有找到符合条件的任务。\n可以换个说法，或者问问「全部任务」。"
-    assert list_lines(answer.content) == []
+    assert answer.visible == "没有找到符合条件的任务。\n可以换个说法，或者问问「全部任务」。"
+    assert list_lines(answer.visible) == []
     assert answer.snapshot() == snapshot
 
 
@@ -960,7 +960,7 @@ async def test_plan_model_failure_falls_back_to_the_offline_plan(
     assert fallback.data["node"] == "plan"
     assert fallback.data["error"] == "ModelHTTPError"
     assert titles_of(answer) == ["取快递"]
-    assert header_counts(answer.content) == (1, 8)
+    assert header_counts(answer.visible) == (1, 8)
     assert event(answer, "plan").data["explicit_limit"] == 1
     assert answer.requests == 1  # the failed plan call is counted
     assert answer.offline_steps == 3  # router, the plan's fallback, reflect
@@ -978,8 +978,8 @@ async def test_plan_model_invalid_output_falls_back(seeded_with: Callable[..., A
 async def test_reflect_model_failure_still_gives_the_list(seeded_with: Callable[..., Any], snapshot: Any) -> None:
     answer = await ask_with(seeded_with, "这周还有哪些任务", reflect=failing("reflect-fake"))
     assert event(answer, "fallback", "info").data["node"] == "reflect"
-    assert header_counts(answer.content) == (5, 9)
-    assert answer.content.splitlines()[0] == "「这周」的任务在这里："
+    assert header_counts(answer.visible) == (5, 9)
+    assert answer.visible.splitlines()[0] == "「这周」的任务在这里："
     assert "retry" not in flow(answer)
     assert answer.requests == 1
     assert answer.snapshot() == snapshot
@@ -1009,7 +1009,7 @@ async def test_plan_model_quadrants_out_of_range_are_refused(seeded_with: Callab
     assert (fallback.data["node"], fallback.data["error"]) == ("plan", "UnexpectedModelBehavior")
     assert answer.requests == 2  # the invalid answer and its one validation retry
     assert event(answer, "quadrant").data["quadrants"] == [3]
-    assert {line.facts.split("；")[0].split("（")[0] for line in list_lines(answer.content)} == {"简单不重要"}
+    assert {line.facts.split("；")[0].split("（")[0] for line in list_lines(answer.visible)} == {"简单不重要"}
     assert answer.snapshot() == snapshot
 
 
@@ -1026,7 +1026,7 @@ async def test_time_phrase_beats_the_models_weekday_arithmetic(seeded_with: Call
     answer = await ask_with(seeded_with, "下周三之前要做完什么", plan=plan)
     anchor = event(answer, "time_anchor").data
     assert anchor["time_before"] == tz("2026-12-09T23:59:59")
-    assert header_counts(answer.content) == (5, 13)
+    assert header_counts(answer.visible) == (5, 13)
     assert answer.snapshot() == snapshot
 
 
