@@ -97,6 +97,7 @@ def node_of(body: dict[str, Any]) -> str | None:
     system = "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
     return next((node for node, marker in NODE_MARKERS.items() if marker in system), None)
 
+
 BUILTIN: dict[str, Behaviour] = {
     "boom": Fail(),
     "slow": Sleep(),
