@@ -45,6 +45,9 @@ class TaskFilter(BaseModel):
     time_before: datetime | None = None
     include_completed: bool = False
     only_overdue: bool = False  # deadline < now and not completed
+    # Also what is overdue (deadline before the window, not completed): "today" means what is left
+    # to do today, which includes what should have been done already.
+    with_overdue: bool = False
     keyword: str | None = None  # case-insensitive literal substring of the title
     sort_by: Literal["deadline", "priority", "id"] = "deadline"
     order: Literal["asc", "desc"] = "asc"
@@ -220,7 +223,7 @@ def _base_conditions(
     if flt.only_overdue:
         conds.append(col(Task.deadline_at) < now)
 
-    if flt.time_after is not None:
+    if flt.time_after is not None and not (flt.with_overdue and completed is False):
         conds.append(time_col >= flt.time_after)
     if flt.time_before is not None:
         conds.append(time_col <= flt.time_before)

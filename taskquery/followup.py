@@ -78,10 +78,24 @@ def english_quadrants(sentence: str) -> list[int] | None:
     return next((groups for pattern, groups in _EN_QUADRANTS if pattern.search(text)), None)
 
 
+# 「全部」 alone (the list's own tail offers it): the whole match of the question before, not every
+# task. "全部任务" names its own question, so it is not one.
+_ALL_OF_THEM = re.compile(
+    r"^(?:那|就|给我|帮我)?(?:看看|看|列出|显示)?(?:全部|所有|全都|都|剩下|其余|其他)(?:的)?"
+    r"(?:都)?(?:列出来|列一下|看看|给我|吧|呢|啊|了)*[。.！!？?~～]*$"
+)
+
+
 def looks_like_followup(sentence: str) -> bool:
     text = sentence.strip()
     short_tail = len(text) <= 12 and _FOLLOWUP_END.search(text) is not None
-    return bool(_FOLLOWUP_START.search(text) or short_tail or MORE_RE.search(text) or looks_like_english_followup(text))
+    return bool(
+        _FOLLOWUP_START.search(text)
+        or short_tail
+        or MORE_RE.search(text)
+        or _ALL_OF_THEM.match(text)
+        or looks_like_english_followup(text)
+    )
 
 
 def find_followup(sentence: str, history: list[HistoryTurn]) -> FollowUp | None:

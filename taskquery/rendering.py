@@ -63,6 +63,11 @@ PREFIXES: dict[Locale, dict[str, str]] = {
         "only_one": "只找到这一条：",
         "phrase": "「{phrase}」的任务在这里：",
         "generic": "按你的问题找到这些任务：",
+        "no_keyword": "没有标题含「{keyword}」的任务。",
+        "without_keyword": "不限关键词，找到这些：",
+        "none_in_window": "「{phrase}」没有符合条件的任务。",
+        "none_overdue": "没有逾期的任务。",
+        "nearest": "这个时间之外，最近的是：",
     },
     "en": {
         "no_match": "No tasks match.",
@@ -72,12 +77,27 @@ PREFIXES: dict[Locale, dict[str, str]] = {
         "only_one": "Only this one matches:",
         "phrase": 'Tasks for "{phrase}":',
         "generic": "Here's what I found:",
+        "no_keyword": 'No task titles contain "{keyword}". ',
+        "without_keyword": "Without that word, I found these:",
+        "none_in_window": 'Nothing matches for "{phrase}".',
+        "none_overdue": "Nothing is overdue.",
+        "nearest": "The nearest ones outside that time:",
     },
 }
 # How each relaxed condition is named inside the "broadened" prefix.
 RELAXED_LABELS: dict[Locale, dict[str, str]] = {
-    "zh": {"keyword": "不限关键词", "time_window": "不限时间", "include_completed": "含已完成"},
-    "en": {"keyword": "any keyword", "time_window": "any time", "include_completed": "finished ones included"},
+    "zh": {
+        "keyword": "不限关键词",
+        "time_window": "不限时间",
+        "nearest": "时间之外最近的",
+        "include_completed": "含已完成",
+    },
+    "en": {
+        "keyword": "any keyword",
+        "time_window": "any time",
+        "nearest": "the nearest outside the time",
+        "include_completed": "finished ones included",
+    },
 }
 RELAXED_JOINER: dict[Locale, str] = {"zh": "、", "en": ", "}
 

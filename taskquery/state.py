@@ -36,6 +36,8 @@ class QueryState:
     continued: str | None = None  # a follow-up continued the previous query: "carried" | "prose"
     retries: int = 0
     broadened: list[str] = field(default_factory=list)
+    empty_window: TimeWindow | None = None  # the window the user said, which had nothing (see broaden)
+    dropped_keyword: str | None = None
     prefix: str | None = None
     patch_notes: list[str] = field(default_factory=list)
 

@@ -170,9 +170,20 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
     if window is not None:
         if window.overdue:
             flt = flt.model_copy(update={"only_overdue": True, "time_before": state.now, "include_completed": False})
+        elif _is_today(window, state.now) and flt.time_field == "deadline" and not flt.include_completed:
+            # What is left to do today includes what should have been done before and still isn't.
+            flt = flt.model_copy(update={"time_after": window.start, "time_before": window.end, "with_overdue": True})
         else:
             flt = flt.model_copy(update={"time_after": window.start, "time_before": window.end})
     return flt
+
+
+def _is_today(window: TimeWindow, now: datetime) -> bool:
+    """The whole of today ("今天", "today"), not a part of it ("今晚") nor a span that starts today."""
+    if window.start is None or window.end is None:
+        return False
+    start_of_day = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    return window.start == start_of_day and window.end.date() == now.date()
 
 
 def time_anchor_step(state: QueryState, turn: Turn) -> str:
@@ -203,43 +214,72 @@ async def run_query(turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
 
 
 async def broaden(state: QueryState, turn: Turn) -> None:
-    """Once, without a model call: drop the keyword, then the time window, then include completed.
+    """Once, without a model call, when nothing matched: relax what the user can live without.
 
-    Quadrants and the limit are never touched. Counts as one retry.
+    In order: the keyword (said so plainly in the prefix); an empty deadline window is kept as said
+    and the nearest tasks outside it are offered instead (after it, else before it); then finished
+    tasks. Quadrants and the count are never touched. Counts as one retry.
     """
-    assert state.filter is not None
-    flt = state.filter
-    relaxations: list[tuple[str, dict[str, object]]] = []
-    if flt.keyword:
-        relaxations.append(("keyword", {"keyword": None}))
-    if flt.time_after or flt.time_before or flt.only_overdue:
-        relaxations.append(("time_window", {"time_after": None, "time_before": None, "only_overdue": False}))
-    if not flt.include_completed:
-        relaxations.append(("include_completed", {"include_completed": True}))
+    assert state.filter is not None and state.plan is not None and state.grounds is not None
+    flt, page = state.filter, state.page
     state.retries += 1
-    page = state.page
-    for name, update in relaxations:
-        flt = flt.model_copy(update=update)
-        state.broadened.append(name)
-        page = await run_query(turn, flt, state.now)
+    state.dropped_keyword = flt.keyword
+    for name, relaxed in _relaxations(flt, state.now):
+        if name not in state.broadened:  # "nearest" may look after the window, then before it
+            state.broadened.append(name)
+        flt, page = relaxed, await run_query(turn, relaxed, state.now)
         if page.total:
             break
     state.filter, state.page = flt, page
     # Keep the plan, and what a retry is settled against, in step with what was relaxed: a later
     # reflect retry rebuilds the filter from them and must start from the broadened query.
-    assert state.plan is not None and state.grounds is not None
-    state.plan = _relaxed(state.plan, state.broadened)
-    state.grounds = replace(state.grounds, rules=_relaxed(state.grounds.rules, state.broadened))
-    if "time_window" in state.broadened:
+    state.plan = _relaxed(state.plan, flt, state.broadened)
+    state.grounds = replace(state.grounds, rules=_relaxed(state.grounds.rules, flt, state.broadened))
+    if {"time_window", "nearest"} & set(state.broadened):
+        state.empty_window = state.window
         state.window, state.time_source = None, None
 
 
-def _relaxed(plan: QueryPlan, broadened: list[str]) -> QueryPlan:
+def _relaxations(flt: TaskFilter, now: datetime) -> list[tuple[str, TaskFilter]]:
+    """Each step builds on the one before; the first that finds something stops the search."""
+    steps: list[tuple[str, TaskFilter]] = []
+    if flt.keyword:
+        flt = flt.model_copy(update={"keyword": None})
+        steps.append(("keyword", flt))
+    windowed = flt.time_after is not None or flt.time_before is not None or flt.only_overdue
+    if windowed and flt.time_field == "deadline":
+        # The window stays as said; finished tasks in it are the last resort, below.
+        steps += [("nearest", outside) for outside in _nearest_outside(flt, now)]
+    elif windowed:
+        flt = flt.model_copy(update={"time_after": None, "time_before": None, "only_overdue": False})
+        steps.append(("time_window", flt))
+    if not flt.include_completed:
+        steps.append(("include_completed", flt.model_copy(update={"include_completed": True})))
+    return steps
+
+
+def _nearest_outside(flt: TaskFilter, now: datetime) -> list[TaskFilter]:
+    """Deadlines just after an empty window (soonest first), else just before it (latest first)."""
+    base = {"only_overdue": False, "sort_by": "deadline"}
+    if flt.only_overdue:  # nothing overdue: what is due next
+        return [flt.model_copy(update={**base, "time_after": now, "time_before": None, "order": "asc"})]
+    out = []
+    if flt.time_before is not None:
+        out.append(flt.model_copy(update={**base, "time_after": flt.time_before, "time_before": None, "order": "asc"}))
+    if flt.time_after is not None:
+        out.append(flt.model_copy(update={**base, "time_after": None, "time_before": flt.time_after, "order": "desc"}))
+    return out
+
+
+def _relaxed(plan: QueryPlan, flt: TaskFilter, broadened: list[str]) -> QueryPlan:
     updates: dict[str, object] = {}
     if "keyword" in broadened:
         updates["keyword"] = None
     if "time_window" in broadened:
         updates.update(time_text=None, time_after=None, time_before=None)
+    if "nearest" in broadened:
+        # The page continues ("再来两个") with the nearest tasks, not the empty window.
+        updates.update(time_text=None, time_after=flt.time_after, time_before=flt.time_before, order=flt.order)
     if "include_completed" in broadened:
         updates["include_completed"] = True
     return plan.model_copy(update=updates)
@@ -257,12 +297,12 @@ def default_prefix(state: QueryState) -> str:
     """A deterministic one-liner used offline, after broadening, and whenever the model's is rejected."""
     texts = PREFIXES[state.locale]
     page = state.page
+    if state.broadened:
+        return _broadened_prefix(state)
     if page is None or page.total == 0:
         return texts["no_match"]
     if not page.items:
         return texts["no_more"]
-    if state.broadened:
-        return texts["broadened"].format(relaxed=relaxed_text(state.broadened, state.locale))
     if state.lock.explicit == 1:
         return texts["picked_one"]
     if page.total == 1:
@@ -272,6 +312,29 @@ def default_prefix(state: QueryState) -> str:
     if phrase and len(phrase) <= 12:
         return texts["phrase"].format(phrase=phrase)
     return texts["generic"]
+
+
+def _broadened_prefix(state: QueryState) -> str:
+    """Says plainly what the user asked for found nothing, then what is shown instead (its own line)."""
+    texts = PREFIXES[state.locale]
+    said: list[str] = []
+    if "keyword" in state.broadened and state.dropped_keyword:
+        said.append(texts["no_keyword"].format(keyword=state.dropped_keyword))
+    window = state.empty_window
+    if window is not None and window.phrase and not window.overdue:
+        said.append(texts["none_in_window"].format(phrase=window.phrase))
+    elif window is not None and window.overdue:
+        said.append(texts["none_overdue"])
+    found = state.page is not None and state.page.total > 0
+    said = [line for line in said if line]
+    if not found:
+        return "".join(said) or texts["no_match"]
+    if "nearest" in state.broadened:
+        return "".join(said) + "\n" + texts["nearest"]
+    rest = [name for name in state.broadened if name != "keyword"]
+    if said and not rest:
+        return "".join(said) + "\n" + texts["without_keyword"]
+    return texts["broadened"].format(relaxed=relaxed_text(state.broadened, state.locale))
 
 
 def offline_reflection(state: QueryState) -> Reflection:

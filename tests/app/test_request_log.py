@@ -34,7 +34,7 @@ async def test_broadening_is_logged(harness: Harness, caplog: pytest.LogCaptureF
     with caplog.at_level(logging.INFO, logger="suikou.request"):
         answer = await harness.ask("明天要交什么")
     [line] = _lines(caplog)
-    assert line["broadened"] == ["time_window"]
+    assert line["broadened"] == ["nearest"]  # nothing tomorrow: the nearest after it
     assert line["retries"] == 1
     assert "broaden:end" in answer.stages
     assert "写周报" in answer.content

@@ -368,8 +368,8 @@ def test_after_broadening_the_prefix_says_what_was_relaxed(fake: FakeOpenAI, cli
     fake.on_node("plan", Reply({"keyword": "发票"}))
     fake.on_node("reflect", Reply({"satisfied": True, "need_retry": False, "prefix": "和发票相关的任务："}))
     body = ask(client, "和发票相关的任务")
-    first = content_of(body).splitlines()[0]
-    assert first == "没有完全符合的，放宽条件（不限关键词）后找到这些："
+    first, second = content_of(body).splitlines()[:2]
+    assert (first, second) == ("没有标题含「发票」的任务。", "不限关键词，找到这些：")
 
 
 def test_reflect_sees_the_page_it_judges(fake: FakeOpenAI, client: TestClient) -> None:

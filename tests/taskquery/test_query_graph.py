@@ -229,19 +229,30 @@ def broadenable_state(explicit: int | None = 1) -> QueryState:
     return state
 
 
-async def test_broaden_relaxes_keyword_then_time_then_completed(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_broaden_relaxes_keyword_then_looks_outside_the_window_then_completed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     fake = FakeQuery(lambda flt: flt.include_completed)
     monkeypatch.setattr(steps, "run_query", fake)
     state = broadenable_state()
+    window = state.window
+    assert window is not None and window.start is not None and window.end is not None
     await steps.broaden(state, make_turn())
-    assert state.broadened == ["keyword", "time_window", "include_completed"]
-    assert [f.keyword for f in fake.filters] == [None, None, None]
-    assert [f.time_after is None for f in fake.filters] == [False, True, True]
-    assert [f.include_completed for f in fake.filters] == [False, False, True]
+    assert state.broadened == ["keyword", "nearest", "include_completed"]
+    assert [f.keyword for f in fake.filters] == [None, None, None, None]
+    # the window as said; after it (soonest first); before it (latest first); the window again
+    assert [(f.time_after, f.time_before, f.order) for f in fake.filters] == [
+        (window.start, window.end, "asc"),
+        (window.end, None, "asc"),
+        (None, window.start, "desc"),
+        (window.start, window.end, "asc"),
+    ]
+    assert [f.include_completed for f in fake.filters] == [False, False, False, True]
     # never the quadrants, never the locked limit
     assert all(f.quadrants == [3] and f.limit == 1 for f in fake.filters)
     assert state.retries == 1
     assert state.page is not None and state.page.total == 3
+    assert state.empty_window == window
 
 
 async def test_broaden_stops_at_the_first_relaxation_that_finds_something(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -255,16 +266,18 @@ async def test_broaden_stops_at_the_first_relaxation_that_finds_something(monkey
 
 
 async def test_broaden_carries_into_the_plan_so_a_retry_keeps_it(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(steps, "run_query", FakeQuery(lambda flt: flt.time_after is None))
     state = broadenable_state()
+    assert state.window is not None and state.window.end is not None
+    end = state.window.end
+    monkeypatch.setattr(steps, "run_query", FakeQuery(lambda flt: flt.time_after == end))
     turn = make_turn()
     await steps.broaden(state, turn)
-    assert state.broadened == ["keyword", "time_window"]
+    assert state.broadened == ["keyword", "nearest"]
     reflection = Reflection(need_retry=True, patch=PlanPatch(sort_by="priority", limit=9))
     steps.apply_reflection(state, reflection, turn)
     flt = state.filter
     assert flt is not None
-    assert (flt.keyword, flt.time_after, flt.time_before) == (None, None, None)
+    assert (flt.keyword, flt.time_after, flt.time_before) == (None, end, None)  # still the nearest after
     assert flt.sort_by == "priority"
     assert flt.limit == 1
 

@@ -217,6 +217,10 @@ def promoted_marked(title: str) -> Callable[[Any], None]:
     return check
 
 
+def assert_second_line(answer: Any, line: str) -> None:
+    assert answer.visible.splitlines()[1] == line
+
+
 def only_bob(answer: Any) -> None:
     lines = list_lines(answer.visible)
     assert lines and all(line.title.startswith(BOB) for line in lines)
@@ -362,7 +366,16 @@ SCENARIOS = [
     ),
     # --- time phrases: days -----------------------------------------------------------------------
     pytest.param(
-        Scenario("今天要做什么", Expect(2, has=("修复线上支付故障", "回复客户邮件"), window=day("2026-11-30"))),
+        # Today's, and before them what is overdue and still open (the window reported is today's).
+        Scenario(
+            "今天要做什么",
+            Expect(
+                4,
+                has=("准备董事会材料", "取快递", "修复线上支付故障", "回复客户邮件"),
+                first="准备董事会材料",
+                window=day("2026-11-30"),
+            ),
+        ),
         id="time-today",
     ),
     pytest.param(
@@ -604,14 +617,15 @@ SCENARIOS = [
             "明天有什么重要不紧急的任务",
             Expect(
                 5,
-                6,
+                5,
                 quadrants=[2],
                 groups=frozenset({"重要不紧急"}),
-                broadened=("time_window",),
-                prefix="没有完全符合的，放宽条件（不限时间）后找到这些：",
+                broadened=("nearest",),
+                prefix="「明天」没有符合条件的任务。",
+                extra=lambda answer: assert_second_line(answer, "这个时间之外，最近的是："),
             ),
         ),
-        id="broaden-drops-time-window",
+        id="broaden-keeps-the-window-offers-the-nearest",
     ),
     pytest.param(
         Scenario(
@@ -622,7 +636,8 @@ SCENARIOS = [
                 quadrants=[1, 2],
                 groups=IMPORTANT,
                 broadened=("keyword",),
-                prefix="没有完全符合的，放宽条件（不限关键词）后找到这些：",
+                prefix="没有标题含「发票」的任务。",
+                extra=lambda answer: assert_second_line(answer, "不限关键词，找到这些："),
             ),
         ),
         id="broaden-drops-keyword-keeps-quadrants",
@@ -632,12 +647,12 @@ SCENARIOS = [
             "来一个明天的不简单不重要的任务",
             Expect(
                 1,
-                4,
+                3,
                 lock=1,
                 limit=1,
                 quadrants=[4],
                 groups=frozenset({"不简单不重要"}),
-                broadened=("time_window",),
+                broadened=("nearest",),
             ),
         ),
         id="broaden-keeps-locked-limit",
@@ -646,7 +661,7 @@ SCENARIOS = [
     pytest.param(
         Scenario(
             "今天要做什么",
-            Expect(0, broadened=("time_window", "include_completed"), prefix="没有找到符合条件的任务。"),
+            Expect(0, broadened=("nearest", "include_completed"), prefix="「今天」没有符合条件的任务。"),
             user="carol",
         ),
         id="no-result-new-user",
@@ -908,6 +923,9 @@ async def test_broadening_counts_as_a_retry(seeded_with: Callable[..., Any], sna
     assert answer.snapshot() == snapshot
 
 
+# "今天要做什么" on the seeded data: the two overdue open tasks, then today's two.
+TODAY_WITH_OVERDUE = ["准备董事会材料", "取快递", "修复线上支付故障", "回复客户邮件"]
+
 PREFIX_REJECTED = [
     pytest.param("1. 交季度报告", id="prefix-numbered-list"),
     pytest.param("1、先做这个", id="prefix-chinese-numbered"),
@@ -931,15 +949,15 @@ async def test_model_prefix_that_looks_like_a_list_is_discarded(
     first, *rest = answer.visible.splitlines()
     assert first == "「今天」的任务在这里："  # the deterministic prefix
     assert prefix.splitlines()[0] not in answer.visible
-    assert titles_of(answer) == ["修复线上支付故障", "回复客户邮件"]
-    assert rest[0] == "给你整理了 2 条任务："
+    assert titles_of(answer) == TODAY_WITH_OVERDUE
+    assert rest[0] == "给你整理了 4 条任务："
     assert answer.snapshot() == snapshot
 
 
 async def test_model_prefix_that_is_one_short_line_is_kept(seeded_with: Callable[..., Any], snapshot: Any) -> None:
     answer = await ask_with(seeded_with, "今天要做什么", reflect=reflect_says("今天有两件事，晚上前搞定"))
     assert answer.visible.splitlines()[0] == "今天有两件事，晚上前搞定"
-    assert titles_of(answer) == ["修复线上支付故障", "回复客户邮件"]
+    assert titles_of(answer) == TODAY_WITH_OVERDUE
     assert answer.snapshot() == snapshot
 
 
@@ -947,7 +965,7 @@ async def test_no_result_path_filters_the_prefix_too(seeded_with: Callable[..., 
     answer = await ask_with(
         seeded_with, "今天要做什么", user="carol", reflect=reflect_says("以下是：\n1. 交季度报告\n2. 回复客户邮件")
     )
-    assert answer.visible == "没有找到符合条件的任务。\n可以换个说法，或者问问「全部任务」。"
+    assert answer.visible == "「今天」没有符合条件的任务。\n可以换个说法，或者问问「全部任务」。"
     assert list_lines(answer.visible) == []
     assert answer.snapshot() == snapshot
 
