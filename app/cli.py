@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 import typer
 
 from app.settings import get_settings
+from core import carry
 
 cli = typer.Typer(help="Suikou: a conversational front door for your tasks.", no_args_is_help=True)
 apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
@@ -96,7 +97,7 @@ def ask(
     job = make_job(state, request, [ChatText("user", message)], user_id=user_id, tz=zone, client_message_id=None)
     job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
     outcome = asyncio.run(job.run())
-    typer.echo(outcome.content)
+    typer.echo(carry.strip(outcome.content))  # a person reads this; the carried record is for clients
     usage = job.turn.trace.usage
     typer.secho(
         f"(model requests: {usage.requests}, offline steps: {usage.offline_steps})", fg="bright_black", err=True
