@@ -70,7 +70,7 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
 
 
 # A date- or clock-shaped fragment the anchor did not read ("13月" in "13月5日", "25点" in "明天25点").
-_UNREAD_TIME = re.compile(r"[0-9０-９零〇一二两三四五六七八九十百]+\s*(?:月|日|号|点|时|分|[:：])|闰月")
+_UNREAD_TIME = re.compile(r"[0-9０-９零〇一二两三四五六七八九十百]+\s*(?:年|月|日|号|点|时|分|[:：])|闰月")
 
 
 def _fully_read(window: TimeWindow, time_text: str) -> bool:

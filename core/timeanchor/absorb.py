@@ -72,6 +72,10 @@ def _minute(raw: str | None) -> int | None:
     return to_int(raw)
 
 
+# The years a phrase may name outright (the digit pattern in patterns.py says the same).
+YEAR_MIN, YEAR_MAX = 1800, 2200
+
+
 def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     k, g = tok.kind, tok.g
     if k == "year":
@@ -79,8 +83,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             return False
         raw = g("y_abs") or ""
         value = to_int(raw)
-        if value is None:
-            return False
+        if value is None or (len(raw) == 4 and not YEAR_MIN <= value <= YEAR_MAX):
+            return False  # "九九九九年": not a year a task list can mean
         p.year = two_digit_year(value, ctx.today.year) if len(raw) == 2 else value
         p.edge = _edge(g("y_edge"), year=True)
         return True

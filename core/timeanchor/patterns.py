@@ -72,7 +72,9 @@ _KINDS: list[tuple[str, str]] = [
     ),
     (
         "year",
-        r"(?P<y_abs>(?<!\d)(?:1[89]|20)\d{2}|[零〇一二三四五六七八九]{4}"
+        # Years 1800-2200 as digits: a year said outright is kept as said, within what a task list
+        # can mean; a larger one is not read (a quick note then asks).
+        r"(?P<y_abs>(?<!\d)(?:(?:1[89]|2[01])\d{2}|2200)(?!\d)|[零〇一二三四五六七八九]{4}"
         r"|(?<![\d零〇一二三四五六七八九十])(?:\d{2}|[零〇一二三四五六七八九]{2}))\s*年(?!代|级|龄|纪|轻|薪|假|会|货)度?"
         r"(?P<y_edge>年?(?:初|底|末|中|终|伊始)|上半年|下半年)?",
     ),
