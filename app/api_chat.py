@@ -8,23 +8,64 @@ from fastapi import APIRouter, Header, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from app.deps import CurrentUser, StateDep, TimezoneDep
-from app.errors import NotFound
+from app.errors import NotFound, error_responses
 from app.turns import complete, make_job, stream
-from app.wire import ResponseIds, message_texts, parse_chat_request
+from app.wire import (
+    CHAT_REQUEST,
+    SSE_EVENT,
+    ChatCompletion,
+    ModelCard,
+    ModelList,
+    ResponseIds,
+    message_texts,
+    parse_chat_request,
+)
 
 router = APIRouter()
 
 MODEL_CREATED = 1_764_460_800  # 2025-11-30, when the model id was first served
+CHAT_PATHS = ("/agent/chat", "/v1/chat/completions")
+
+# The body is read and checked by `parse_chat_request` (auth comes first, and errors keep OpenAI's
+# wording), so FastAPI cannot see it: the document gets it here.
+_CHAT_DOC: dict[str, Any] = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": f"#/components/schemas/{CHAT_REQUEST}"}}},
+    },
+}
+_CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "model": ChatCompletion,
+        "description": "The answer: JSON, or with `stream` true an SSE stream of chunks ending in `[DONE]`.",
+        "content": {"text/event-stream": {"itemSchema": SSE_EVENT}},
+    },
+    **error_responses(400, 401, 404, 413, 415, 500),
+}
 
 
-@router.post("/agent/chat", summary="Chat (OpenAI chat-completions compatible)")
-@router.post("/v1/chat/completions", summary="Chat (alias of /agent/chat)")
+@router.post(
+    CHAT_PATHS[0],
+    summary="Chat (OpenAI chat-completions compatible)",
+    response_model=None,
+    responses=_CHAT_RESPONSES,
+    openapi_extra=_CHAT_DOC,
+)
+@router.post(
+    CHAT_PATHS[1],
+    summary="Chat (alias of /agent/chat)",
+    response_model=None,
+    responses=_CHAT_RESPONSES,
+    openapi_extra=_CHAT_DOC,
+)
 async def chat_completions(
     request: Request,
     state: StateDep,
     user: CurrentUser,
     tz: TimezoneDep,
-    x_client_message_id: Annotated[str | None, Header()] = None,
+    x_client_message_id: Annotated[
+        str | None, Header(description="Names one attempt of a turn: its retries create at most one task.")
+    ] = None,
 ) -> Any:
     body = parse_chat_request(request.headers.get("content-type"), await request.body())
     messages = message_texts(body, max_chars=state.settings.max_message_chars, max_messages=state.settings.max_messages)
@@ -43,17 +84,17 @@ async def chat_completions(
     return JSONResponse(await complete(job, ids))
 
 
-def _model_card(model_id: str) -> dict[str, Any]:
-    return {"id": model_id, "object": "model", "created": MODEL_CREATED, "owned_by": "suikou"}
+def _model_card(model_id: str) -> ModelCard:
+    return ModelCard(id=model_id, object="model", created=MODEL_CREATED, owned_by="suikou")
 
 
-@router.get("/v1/models")
-async def list_models(state: StateDep, _user: CurrentUser) -> dict[str, Any]:
-    return {"object": "list", "data": [_model_card(state.settings.served_model_id)]}
+@router.get("/v1/models", response_model=ModelList, responses=error_responses(401, 500))
+async def list_models(state: StateDep, _user: CurrentUser) -> ModelList:
+    return ModelList(object="list", data=[_model_card(state.settings.served_model_id)])
 
 
-@router.get("/v1/models/{model_id}")
-async def get_model(model_id: str, state: StateDep, _user: CurrentUser) -> dict[str, Any]:
+@router.get("/v1/models/{model_id}", response_model=ModelCard, responses=error_responses(401, 404, 500))
+async def get_model(model_id: str, state: StateDep, _user: CurrentUser) -> ModelCard:
     if model_id != state.settings.served_model_id:
         raise NotFound(f"The model '{model_id}' does not exist.", param="model", code="model_not_found")
     return _model_card(model_id)

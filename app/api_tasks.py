@@ -2,23 +2,48 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path, Query, status
 from fastapi.responses import Response
-from pydantic import BaseModel
+from pydantic import BaseModel, Field, WithJsonSchema
 from sqlmodel import col, select
 
 from app.deps import CurrentUser, SessionDep, StateDep
-from app.errors import BadRequest, NotFound
-from core.models import Task, TaskCreate, TaskPublic, TaskUpdate
+from app.errors import BadRequest, NotFound, error_responses
+from core.models import (
+    PLAIN_TEXT,
+    TEXT_RULES,
+    TITLE_MAX,
+    ClientDateTime,
+    Flag,
+    Task,
+    TaskCreate,
+    TaskPublic,
+    TaskUpdate,
+    text_rules,
+)
 from core.store import TaskFilter, complete_task, create_task, delete_task, get_task, query_tasks, update_task
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 
+INT32_MAX = 2**31 - 1
 # Ids are 32-bit integer columns; a larger id must be a 400, not a database overflow (500).
-TaskId = Annotated[int, Path(ge=1, le=2**31 - 1)]
+TaskId = Annotated[int, Path(ge=1, le=INT32_MAX)]
+# Checked in `list_tasks` (one message for the whole list); the document states the same bounds.
+Quadrant = Annotated[int, WithJsonSchema({"type": "integer", "minimum": 1, "maximum": 4})]
+Keyword = Annotated[
+    str,
+    Field(max_length=TITLE_MAX),
+    text_rules(*TEXT_RULES),
+    WithJsonSchema({"type": "string", "maxLength": TITLE_MAX, "pattern": PLAIN_TEXT}),
+]
+
+# What each kind of operation may answer besides success; the document lists exactly these.
+LIST_ERRORS = error_responses(400, 401, 500)
+BODY_ERRORS = error_responses(400, 401, 413, 415, 500)
+ONE_TASK_ERRORS = error_responses(400, 401, 404, 500)
+ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 413, 415, 500)
 
 
 class TaskList(BaseModel):
@@ -27,35 +52,29 @@ class TaskList(BaseModel):
 
 
 class CompleteBody(BaseModel):
-    completed: bool = True
+    completed: Flag = True
 
 
 def _not_found(task_id: int) -> NotFound:
     return NotFound(f"No task with id {task_id}.", param="task_id")
 
 
-def _aware(name: str, value: datetime | None) -> datetime | None:
-    if value is not None and value.tzinfo is None:
-        raise BadRequest(f"'{name}' must include a timezone offset.", param=name)
-    return value
-
-
-@router.get("", response_model=TaskList)
+@router.get("", response_model=TaskList, responses=LIST_ERRORS)
 def list_tasks(
     session: SessionDep,
     user: CurrentUser,
     state: StateDep,
-    quadrants: Annotated[list[int] | None, Query(description="Effective groups 1..4")] = None,
+    quadrants: Annotated[list[Quadrant] | None, Query(description="Effective groups 1..4")] = None,
     time_field: Literal["deadline", "completed", "created"] = "deadline",
-    time_after: datetime | None = None,
-    time_before: datetime | None = None,
+    time_after: ClientDateTime | None = None,
+    time_before: ClientDateTime | None = None,
     include_completed: bool = False,
     only_overdue: bool = False,
-    keyword: str | None = None,
+    keyword: Annotated[Keyword | None, Query(description="A case-insensitive substring of the title")] = None,
     sort_by: Literal["deadline", "priority", "id"] = "deadline",
     order: Literal["asc", "desc"] = "asc",
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=INT32_MAX)] = 0,
 ) -> TaskList:
     assert user.id is not None
     if quadrants and any(q not in (1, 2, 3, 4) for q in quadrants):
@@ -63,8 +82,8 @@ def list_tasks(
     flt = TaskFilter(
         quadrants=quadrants or None,
         time_field=time_field,
-        time_after=_aware("time_after", time_after),
-        time_before=_aware("time_before", time_before),
+        time_after=time_after,
+        time_before=time_before,
         include_completed=include_completed,
         only_overdue=only_overdue,
         keyword=keyword,
@@ -83,7 +102,7 @@ def list_tasks(
     return TaskList(total=page.total, items=items)
 
 
-@router.post("", response_model=TaskPublic, status_code=status.HTTP_201_CREATED)
+@router.post("", response_model=TaskPublic, status_code=status.HTTP_201_CREATED, responses=BODY_ERRORS)
 def create(body: TaskCreate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
     assert user.id is not None
     now = state.clock()
@@ -92,7 +111,7 @@ def create(body: TaskCreate, session: SessionDep, user: CurrentUser, state: Stat
     return TaskPublic.from_task(task, now=now)
 
 
-@router.get("/{task_id}", response_model=TaskPublic)
+@router.get("/{task_id}", response_model=TaskPublic, responses=ONE_TASK_ERRORS)
 def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
     assert user.id is not None
     task = get_task(session, user.id, task_id)
@@ -101,7 +120,7 @@ def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDe
     return TaskPublic.from_task(task, now=state.clock())
 
 
-@router.patch("/{task_id}", response_model=TaskPublic)
+@router.patch("/{task_id}", response_model=TaskPublic, responses=ONE_TASK_BODY_ERRORS)
 def update(task_id: TaskId, body: TaskUpdate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
     assert user.id is not None
     now = state.clock()
@@ -112,7 +131,7 @@ def update(task_id: TaskId, body: TaskUpdate, session: SessionDep, user: Current
     return TaskPublic.from_task(task, now=now)
 
 
-@router.post("/{task_id}/complete", response_model=TaskPublic)
+@router.post("/{task_id}/complete", response_model=TaskPublic, responses=ONE_TASK_BODY_ERRORS)
 def complete(
     task_id: TaskId,
     session: SessionDep,
@@ -129,7 +148,7 @@ def complete(
     return TaskPublic.from_task(task, now=now)
 
 
-@router.delete("/{task_id}", status_code=status.HTTP_204_NO_CONTENT)
+@router.delete("/{task_id}", status_code=status.HTTP_204_NO_CONTENT, responses=ONE_TASK_ERRORS)
 def delete(task_id: TaskId, session: SessionDep, user: CurrentUser) -> Response:
     assert user.id is not None
     if not delete_task(session, user.id, task_id):

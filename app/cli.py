@@ -7,14 +7,19 @@ import ipaddress
 import json
 import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from zoneinfo import ZoneInfo
 
 import typer
 
-from app.settings import get_settings
+from app.settings import Settings, get_settings
 from core import carry
+
+if TYPE_CHECKING:
+    from app.state import AppState
 
 cli = typer.Typer(help="Suikou: a conversational front door for your tasks.", no_args_is_help=True)
 apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
@@ -77,7 +82,6 @@ def ask(
     tz: TzOption = None,
 ) -> None:
     """Send one message through the whole pipeline; print the stages, then the answer."""
-    from app.state import build_state
     from app.turns import make_job
     from app.wire import ChatRequest
     from core.accounts import ensure_user
@@ -86,17 +90,17 @@ def ask(
     settings = get_settings()
     zone = tz or settings.timezone
     fixed = _parse_now(now, zone)
-    state = build_state(settings, clock=lambda: fixed)
-    with state.session() as session:
-        user_id = ensure_user(session, user).id
-        session.commit()
-    assert user_id is not None
-    request = ChatRequest.model_validate(
-        {"model": settings.served_model_id, "messages": [{"role": "user", "content": message}]}
-    )
-    job = make_job(state, request, [ChatText("user", message)], user_id=user_id, tz=zone, client_message_id=None)
-    job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
-    outcome = asyncio.run(job.run())
+    with _service(settings, clock=lambda: fixed) as state:
+        with state.session() as session:
+            user_id = ensure_user(session, user).id
+            session.commit()
+        assert user_id is not None
+        request = ChatRequest.model_validate(
+            {"model": settings.served_model_id, "messages": [{"role": "user", "content": message}]}
+        )
+        job = make_job(state, request, [ChatText("user", message)], user_id=user_id, tz=zone, client_message_id=None)
+        job.turn.trace.sink = lambda event: typer.secho(event.as_line().rstrip(), fg="cyan", err=True)
+        outcome = asyncio.run(job.run())
     typer.echo(carry.strip(outcome.content))  # a person reads this; the carried record is for clients
     usage = job.turn.trace.usage
     typer.secho(
@@ -158,13 +162,11 @@ def demo(
 ) -> None:
     """Fill the local database with about thirty realistic tasks around today."""
     from app.demo import seed_demo
-    from app.state import build_state
     from core.accounts import ensure_user
 
     settings = get_settings()
-    state = build_state(settings)
     zone = tz or settings.timezone
-    with state.session() as session:
+    with _service(settings) as state, state.session() as session:
         user_id = ensure_user(session, user).id
         assert user_id is not None
         added = seed_demo(session, user_id, now=datetime.now(ZoneInfo(zone)), tz=zone)
@@ -207,11 +209,9 @@ def apikey_create(
 
     The first key ever ends keyless mode for every endpoint: a warning on stderr says so.
     """
-    from app.state import build_state
     from core.accounts import create_api_key, keys_configured
 
-    state = build_state(get_settings())
-    with state.session() as session:
+    with _service(get_settings()) as state, state.session() as session:
         first = not keys_configured(session)
         key = create_api_key(session, user)
         session.commit()
@@ -223,11 +223,9 @@ def apikey_create(
 @apikey_cli.command("list")
 def apikey_list() -> None:
     """List keys (prefix, user, state), never the keys themselves."""
-    from app.state import build_state
     from core.accounts import list_api_keys
 
-    state = build_state(get_settings())
-    with state.session() as session:
+    with _service(get_settings()) as state, state.session() as session:
         for info in list_api_keys(session):
             status = "active" if info.active else f"revoked {info.revoked_at:%Y-%m-%d}"
             typer.echo(f"{info.id}\t{info.prefix}…\t{info.user_name}\t{status}")
@@ -236,17 +234,27 @@ def apikey_list() -> None:
 @apikey_cli.command("revoke")
 def apikey_revoke(key: Annotated[str, typer.Argument(help="Key id or display prefix.")]) -> None:
     """Revoke a key by id or prefix."""
-    from app.state import build_state
     from core.accounts import revoke_api_key
 
-    state = build_state(get_settings())
-    with state.session() as session:
+    with _service(get_settings()) as state, state.session() as session:
         ok = revoke_api_key(session, int(key) if key.isdigit() else key)
         session.commit()
     if not ok:
         typer.echo(f"No active key {key!r}.", err=True)
         raise typer.Exit(1)
     typer.echo("revoked")
+
+
+@contextmanager
+def _service(settings: Settings, **kwargs: Any) -> Iterator[AppState]:
+    """The service's state for one command; its database connections are closed when it ends."""
+    from app.state import build_state
+
+    state = build_state(settings, **kwargs)
+    try:
+        yield state
+    finally:
+        state.engine.dispose()
 
 
 def main() -> None:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from typing import Annotated
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import available_timezones
 
 from fastapi import Depends, Header, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
 
 from app.errors import BadRequest, Unauthorized
@@ -33,7 +35,17 @@ def get_session(state: StateDep) -> Iterator[Session]:
 SessionDep = Annotated[Session, Depends(get_session)]
 
 
-def get_current_user(state: StateDep, authorization: Annotated[str | None, Header()] = None) -> User:
+# Declares the scheme in the OpenAPI document; the key is checked below, with our own 401s.
+_bearer = HTTPBearer(
+    auto_error=False,
+    description="An API key from `suikou apikey create`. Needed once any key exists; without keys the "
+    "service has one local user.",
+)
+
+
+def get_current_user(
+    state: StateDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
+) -> User:
     """Bearer key → user. With no keys configured, everyone is the single local user
     (the CLI refuses to serve that on anything but loopback). Revoked keys still count as
     configured: revoking the last key must not open a public server to anonymous use."""
@@ -42,10 +54,10 @@ def get_current_user(state: StateDep, authorization: Annotated[str | None, Heade
             user = ensure_user(session, LOCAL_USER)
             session.commit()
             return user
-        scheme, _, key = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer" or not key.strip():
+        key = credentials.credentials.strip() if credentials else ""
+        if not key:
             raise Unauthorized("Missing API key. Send it as 'Authorization: Bearer <key>'.")
-        found = user_for_api_key(session, key.strip())
+        found = user_for_api_key(session, key)
         if found is None:
             raise Unauthorized("Incorrect API key provided.")
         return found
@@ -54,13 +66,33 @@ def get_current_user(state: StateDep, authorization: Annotated[str | None, Heade
 CurrentUser = Annotated[User, Depends(get_current_user)]
 
 
-def get_timezone(state: StateDep, x_suikou_timezone: Annotated[str | None, Header()] = None) -> str:
-    name = (x_suikou_timezone or state.settings.timezone).strip()
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise BadRequest(f"Unknown timezone {name!r}.", param="X-Suikou-Timezone") from None
-    return name
+TIMEZONE_HEADER = "x-suikou-timezone"
+TIMEZONE_SCHEMA = "TimeZone"  # the header's schema in the OpenAPI document: the IANA names below
+
+
+@lru_cache(maxsize=1)
+def zone_names() -> frozenset[str]:
+    """The IANA zone names this machine knows: the only values the header may take.
+
+    Checked against this set, not by opening files: `ZoneInfo` of an over-long name is an OSError.
+    """
+    return frozenset(available_timezones())
+
+
+def get_timezone(
+    state: StateDep,
+    x_suikou_timezone: Annotated[
+        str | None, Header(description="The user's IANA timezone; the server's default without it.")
+    ] = None,
+) -> str:
+    if x_suikou_timezone is None:
+        return state.settings.timezone
+    if x_suikou_timezone not in zone_names():
+        shown = x_suikou_timezone if len(x_suikou_timezone) <= 64 else x_suikou_timezone[:64] + "…"
+        raise BadRequest(
+            f"Unknown timezone {shown!r}; send an IANA name such as 'Asia/Shanghai'.", param="X-Suikou-Timezone"
+        )
+    return x_suikou_timezone
 
 
 TimezoneDep = Annotated[str, Depends(get_timezone)]

@@ -1,14 +1,34 @@
-"""Errors in OpenAI's shape. The only place where exceptions become HTTP responses."""
+"""Errors in OpenAI's shape. The only place where exceptions become HTTP responses.
+
+Three layers, outermost first:
+
+- `ErrorBoundary` (ASGI): the one place unexpected errors are caught. It logs each once, with its
+  traceback, and answers a 500 in OpenAI's shape; nothing is re-raised, so the server neither logs
+  it a second time nor drops the keep-alive connection. A client that leaves while sending its body
+  is an info line.
+- `BodyGate` (ASGI): reads the body before any handler: over the size limit is a 413, a body that
+  is not JSON a 415. Handlers then read the buffered body.
+- FastAPI's exception handlers: `ApiError`, validation errors (400, not FastAPI's 422) and routing
+  errors (404, 405 with its `Allow` header).
+"""
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from email.message import Message
 from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.requests import ClientDisconnect
+from starlette.routing import Match
+from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as AsgiMessage
 
 log = logging.getLogger("suikou")
 
@@ -30,6 +50,10 @@ class ApiError(Exception):
     def body(self) -> dict[str, Any]:
         return error_body(self.message, self.type, self.param, self.code)
 
+    def response(self) -> JSONResponse:
+        headers = {"WWW-Authenticate": "Bearer"} if self.status == 401 else None
+        return JSONResponse(self.body(), status_code=self.status, headers=headers)
+
 
 class BadRequest(ApiError):
     status = 400
@@ -46,6 +70,11 @@ class NotFound(ApiError):
     code = "not_found"
 
 
+class PayloadTooLarge(ApiError):
+    status = 413
+    code = "request_too_large"
+
+
 class UnsupportedMediaType(ApiError):
     status = 415
     code = "unsupported_media_type"
@@ -55,12 +84,62 @@ def error_body(message: str, type_: str, param: str | None = None, code: str | N
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
 
+SERVER_ERROR = error_body("The server had an error while processing your request.", "server_error")
+
+
+# --- the error envelope in the OpenAPI document -----------------------------------------------
+
+
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    message: str
+    type: str
+    param: str | None
+    code: str | None
+
+
+class ErrorResponse(BaseModel):
+    """OpenAI's error envelope; every 4xx and 5xx answer has this body."""
+
+    model_config = ConfigDict(extra="forbid")
+    error: ErrorDetail
+
+
+_ERROR_DOCS: dict[int, str] = {
+    400: "Invalid request: malformed JSON, a value of the wrong type or outside its bounds, text with NUL "
+    "characters or unpaired surrogates, an unknown `X-Suikou-Timezone`.",
+    401: "Missing or unknown API key (only once API keys exist; without any the service has one local user).",
+    404: "No such resource.",
+    413: "The request body is larger than the configured limit.",
+    415: "The request body is not JSON.",
+    500: "An unexpected server error; the details are in the server log.",
+}
+_WWW_AUTHENTICATE = {"WWW-Authenticate": {"description": "Always `Bearer`.", "schema": {"type": "string"}}}
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """`responses=` for a route: each status an operation can answer, with the envelope's schema."""
+    out: dict[int | str, dict[str, Any]] = {}
+    for status in statuses:
+        out[status] = {"model": ErrorResponse, "description": _ERROR_DOCS[status]}
+        if status == 401:
+            out[status]["headers"] = _WWW_AUTHENTICATE
+    return out
+
+
+# --- FastAPI's exception handlers --------------------------------------------------------------
+
+_LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
+
+
 def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     errors = exc.errors()
     if not errors:
         return "Invalid request body.", None
     first = errors[0]
-    loc = [str(p) for p in first.get("loc", ()) if p != "body"]
+    loc = [str(p) for p in first.get("loc", ())]
+    if loc and loc[0] in _LOCATIONS:
+        loc = loc[1:]
     param = ".".join(loc) or None
     if first.get("type") == "json_invalid":
         return "We could not parse the JSON body of your request.", None
@@ -71,8 +150,7 @@ def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
-        headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
-        return JSONResponse(exc.body(), status_code=exc.status, headers=headers)
+        return exc.response()
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -81,17 +159,134 @@ def install_error_handlers(app: FastAPI) -> None:
         return JSONResponse(error_body(message, "invalid_request_error", param, None), status_code=400)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code)
+        headers = dict(exc.headers or {})
+        if exc.status_code == 405:
+            headers["Allow"] = ", ".join(_allowed_methods(request))
         return JSONResponse(
             error_body(str(exc.detail), "invalid_request_error", None, code),
             status_code=exc.status_code,
+            headers=headers,
         )
 
-    @app.exception_handler(Exception)
-    async def unexpected(_request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unhandled error", exc_info=exc)
-        return JSONResponse(
-            error_body("The server had an error while processing your request.", "server_error", None, None),
-            status_code=500,
-        )
+
+def _allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (Starlette's 405 names only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.routes:
+        if route.matches(request.scope)[0] is not Match.NONE:
+            methods |= getattr(route, "methods", None) or set()
+    return sorted(methods)
+
+
+# --- ASGI layers --------------------------------------------------------------------------------
+
+
+class ErrorBoundary:
+    """Catches what nothing else did: one log line, a 500 envelope, and the connection lives on."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def tracked(message: AsgiMessage) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracked)
+        except ClientDisconnect:
+            log.info("client disconnected before its request was read: %s %s", scope["method"], scope["path"])
+        except ApiError as exc:  # from the body gate, outside FastAPI's handlers
+            if not started:
+                await exc.response()(scope, receive, send)
+        except Exception as exc:
+            if not already_logged(exc):
+                log.exception("unexpected error in %s %s", scope["method"], scope["path"])
+            if not started:  # after the first byte there is no status left to send
+                await JSONResponse(SERVER_ERROR, status_code=500)(scope, receive, send)
+
+
+_LOGGED = "_suikou_logged"
+
+
+def mark_logged(exc: BaseException) -> None:
+    """The failure has had its one log line (with the traceback) where it happened."""
+    setattr(exc, _LOGGED, True)
+
+
+def already_logged(exc: BaseException) -> bool:
+    return bool(getattr(exc, _LOGGED, False))
+
+
+def is_json(content_type: str | None) -> bool:
+    """`application/json` or `application/*+json`, parameters aside (what FastAPI parses as JSON)."""
+    if not content_type:
+        return False
+    parsed = Message()
+    parsed["content-type"] = content_type
+    subtype = parsed.get_content_subtype()
+    return parsed.get_content_maintype() == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+class BodyGate:
+    """Buffers each request body up to `limit_for(path)` bytes, then hands it to the app."""
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+        self.app = app
+        self.limit_for = limit_for
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        limit = self.limit_for(scope["path"])
+        declared = headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            raise _too_large(limit)  # refused before a byte of it is read
+        body = await _read_body(receive, limit)
+        if body and not is_json(headers.get("content-type")):
+            raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.")
+        await self.app(scope, _replay(body, receive), send)
+
+
+def _too_large(limit: int) -> PayloadTooLarge:
+    return PayloadTooLarge(f"The request body is larger than {limit} bytes.")
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ClientDisconnect()
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """The buffered body once, then the real channel (where a later disconnect arrives)."""
+    pending = True
+
+    async def replay() -> AsgiMessage:
+        nonlocal pending
+        if pending:
+            pending = False
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay

@@ -1,17 +1,28 @@
-"""The FastAPI application factory."""
+"""The FastAPI application factory, and its OpenAPI document."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from functools import partial
+from typing import Any, Literal
 
 from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from pydantic import BaseModel
 
 from app import api_chat, api_tasks
-from app.errors import install_error_handlers
+from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
+from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.settings import Settings, get_settings
 from app.state import AppState, Clock, build_state
+from app.wire import MAX_JSON_DEPTH, chat_schemas
 from core.llm import ModelHub
+from core.models import YEAR_MAX, YEAR_MIN
+
+
+class Health(BaseModel):
+    status: Literal["ok"]
 
 
 def create_app(
@@ -39,8 +50,49 @@ def create_app(
     app.include_router(api_chat.router)
     app.include_router(api_tasks.router)
 
-    @app.get("/healthz", tags=["ops"])
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
+    @app.get("/healthz", tags=["ops"], response_model=Health, responses=error_responses(500))
+    async def healthz() -> Health:
+        return Health(status="ok")
 
+    # Added last is outermost: the boundary also answers for what the gate refuses.
+    app.add_middleware(BodyGate, limit_for=partial(body_limit, settings))
+    app.add_middleware(ErrorBoundary)
+    app.openapi = partial(openapi_document, app, settings)  # type: ignore[method-assign]
     return app
+
+
+def body_limit(settings: Settings, path: str) -> int:
+    return settings.max_chat_body_bytes if path in api_chat.CHAT_PATHS else settings.max_body_bytes
+
+
+def _description(settings: Settings) -> str:
+    return (
+        'Errors are OpenAI\'s envelope `{"error": {"message", "type", "param", "code"}}`; invalid input '
+        "is a 400 (never FastAPI's 422).\n\n"
+        f"- Datetimes: RFC 3339 with an offset (`Z` or `+08:00`), years {YEAR_MIN}..{YEAR_MAX} as written; "
+        "naive times and numbers are refused.\n"
+        "- Text (titles, chat content, the keyword filter, the model name) must not contain NUL characters or "
+        "unpaired surrogates: not every database can store them.\n"
+        f"- Bodies: at most {settings.max_body_bytes} bytes, chat {settings.max_chat_body_bytes} "
+        f"(413 past it), JSON only (415), nested at most {MAX_JSON_DEPTH} levels in chat."
+    )
+
+
+def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
+    """FastAPI's document, plus what it cannot see: the chat body (read raw) and the timezone names;
+    less what never happens: FastAPI's 422 (validation errors are 400s, as declared)."""
+    if app.openapi_schema is None:
+        doc = get_openapi(title=app.title, version=app.version, routes=app.routes, description=_description(settings))
+        for operations in doc["paths"].values():
+            for operation in operations.values():
+                operation["responses"].pop("422", None)
+                for parameter in operation.get("parameters", []):
+                    if parameter["name"].lower() == TIMEZONE_HEADER:
+                        parameter["schema"] = {"$ref": f"#/components/schemas/{TIMEZONE_SCHEMA}"}
+        schemas = doc.setdefault("components", {}).setdefault("schemas", {})
+        for unused in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(unused, None)
+        schemas.update(chat_schemas(max_chars=settings.max_message_chars, max_messages=settings.max_messages))
+        schemas[TIMEZONE_SCHEMA] = {"type": "string", "enum": sorted(zone_names())}
+        app.openapi_schema = doc
+    return app.openapi_schema

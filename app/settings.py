@@ -41,6 +41,14 @@ class Settings(BaseSettings):
     )
     max_message_chars: int = Field(default=20_000, ge=100)
     max_messages: int = Field(default=200, ge=1)
+    max_body_bytes: int = Field(
+        default=1024 * 1024, ge=1024, description="Largest request body; larger ones are refused with a 413."
+    )
+    max_chat_body_bytes: int = Field(
+        default=16 * 1024 * 1024,
+        ge=1024,
+        description="Largest chat request body: clients resend whole histories, images included (ignored, but sent).",
+    )
 
     host: str = "127.0.0.1"
     port: int = 8000

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from app.errors import error_body
+from app.errors import error_body, mark_logged
 from app.state import AppState
 from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
 from core.trace import StageEvent, Trace
@@ -65,8 +65,9 @@ def make_job(
 
 
 def log_failure(turn: Turn, exc: Exception) -> None:
-    """The request's one log line when it failed: how far it got, and why."""
+    """The request's one log line when it failed: how far it got, why, and the traceback."""
     trace = turn.trace
+    mark_logged(exc)
     log.error(
         json.dumps(
             {
@@ -78,7 +79,8 @@ def log_failure(turn: Turn, exc: Exception) -> None:
                 "offline_steps": trace.usage.offline_steps,
             },
             ensure_ascii=False,
-        )
+        ),
+        exc_info=exc,
     )
 
 
@@ -130,8 +132,7 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
     async def produce() -> None:
         try:
             await job.run()
-        except Exception as exc:  # reported to the client as a final error event
-            log.exception("chat request failed mid-stream")
+        except Exception as exc:  # logged once by job.run; reported to the client as a final error event
             queue.put_nowait(("error", exc))
         finally:
             queue.put_nowait(_DONE)

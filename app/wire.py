@@ -5,17 +5,53 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    WithJsonSchema,
+)
 
-from app.errors import BadRequest, UnsupportedMediaType
-from core.trace import StageEvent, Usage
+from app.errors import BadRequest, UnsupportedMediaType, is_json
+from core.models import PLAIN_TEXT, TEXT_RULES, text_problem, text_rules, whole_number
+from core.trace import StageEvent, StageStatus, Usage
 from route.aux import ChatText
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
-TEXT_PART_TYPES = frozenset({"text", "input_text"})
-MAX_BODY_BYTES = 4 * 1024 * 1024
+TEXT_PART_TYPES = ("text", "input_text")
+MAX_MODEL_CHARS = 256
+MAX_CONTENT_PARTS = 64
+# Chat bodies are shallow (tool schemas included); deeper ones are refused before anything walks them.
+MAX_JSON_DEPTH = 64
+
+# Component names in the OpenAPI document (see `chat_schemas`).
+CHAT_REQUEST = "ChatRequest"
+CHAT_CONTENT = "ChatContent"
+
+
+def _content_shape(value: Any) -> Any:
+    """A message's content is a string, a list of parts (objects) or null; `message_texts` reads the parts."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, list) and all(isinstance(part, dict) for part in value):
+        return value
+    raise ValueError("must be a string, an array of content parts (objects), or null")
+
+
+# Its schema is `ChatContent`, with this server's bounds (see `chat_schemas`).
+Content = Annotated[str | list[dict[str, Any]] | None, BeforeValidator(_content_shape)]
+ModelName = Annotated[
+    str,
+    Field(min_length=1, max_length=MAX_MODEL_CHARS),
+    text_rules(*TEXT_RULES),
+    WithJsonSchema({"type": "string", "minLength": 1, "maxLength": MAX_MODEL_CHARS, "pattern": PLAIN_TEXT}),
+]
 
 
 class StreamOptions(BaseModel):
@@ -26,34 +62,86 @@ class StreamOptions(BaseModel):
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Role
-    content: str | list[dict[str, Any]] | None = None
+    content: Content = None
 
 
 class ChatRequest(BaseModel):
-    """The fields Suikou reads; everything else a client sends is accepted and ignored."""
+    """The fields Suikou reads; everything else a client sends is accepted and ignored.
+
+    Rules JSON Schema cannot state: the last `user` message must have text, and only text parts;
+    parts of other types (images, audio, files) in earlier messages are ignored, as clients resend
+    whole histories. A body nested deeper than 64 levels is refused.
+    """
 
     model_config = ConfigDict(extra="allow")
-    model: str = Field(min_length=1)
+    model: ModelName
     messages: list[MessageIn] = Field(min_length=1)
     stream: StrictBool | None = False
     stream_options: StreamOptions | None = None
-    n: int | None = None
+    n: Annotated[
+        StrictInt | None, BeforeValidator(whole_number), WithJsonSchema({"anyOf": [{"const": 1}, {"type": "null"}]})
+    ] = None
 
     def extras(self) -> dict[str, Any]:
         return dict(self.model_extra or {})
 
 
-def parse_chat_request(content_type: str | None, raw: bytes) -> ChatRequest:
-    if not content_type or "json" not in content_type.lower():
-        raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.", param=None)
-    if len(raw) > MAX_BODY_BYTES:
-        raise BadRequest("Request body too large.", code="request_too_large")
+def chat_schemas(*, max_chars: int, max_messages: int) -> dict[str, Any]:
+    """The chat request's components for the OpenAPI document, with this server's bounds."""
+    request = ChatRequest.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas: dict[str, Any] = request.pop("$defs")
+    request["properties"]["messages"]["maxItems"] = max_messages
+    schemas["MessageIn"]["properties"]["content"] = {"$ref": f"#/components/schemas/{CHAT_CONTENT}"}
+    text = {"type": "string", "maxLength": max_chars, "pattern": PLAIN_TEXT}
+    text_part = {
+        "type": "object",
+        "properties": {"type": {"enum": list(TEXT_PART_TYPES)}, "text": text},
+        "required": ["type", "text"],
+    }
+    other_part = {
+        "type": "object",
+        "description": "Images, audio, files: ignored in earlier messages, refused in the last user message.",
+        "properties": {"type": {"type": "string", "not": {"enum": list(TEXT_PART_TYPES)}}},
+        "required": ["type"],
+    }
+    parts = {"type": "array", "maxItems": MAX_CONTENT_PARTS, "items": {"anyOf": [text_part, other_part]}}
+    schemas[CHAT_CONTENT] = {"anyOf": [text, parts, {"type": "null"}]}
+    schemas[CHAT_REQUEST] = request
+    return schemas
+
+
+def _too_deep(value: Any, limit: int) -> bool:
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, dict | list):
+                if depth + 1 > limit:
+                    return True
+                stack.append((child, depth + 1))
+    return False
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _load_json(raw: bytes) -> Any:
     try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        return json.loads(raw, parse_constant=_no_constants)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         raise BadRequest("We could not parse the JSON body of your request.", code="invalid_json") from None
+
+
+def parse_chat_request(content_type: str | None, raw: bytes) -> ChatRequest:
+    if not is_json(content_type):
+        raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.", param=None)
+    data = _load_json(raw)
     if not isinstance(data, dict):
         raise BadRequest("The request body must be a JSON object.", code="invalid_json")
+    if _too_deep(data, MAX_JSON_DEPTH):
+        raise BadRequest(f"The request body is nested deeper than {MAX_JSON_DEPTH} levels.", code="invalid_json")
     try:
         request = ChatRequest.model_validate(data)
     except ValidationError as exc:
@@ -65,43 +153,137 @@ def parse_chat_request(content_type: str | None, raw: bytes) -> ChatRequest:
     return request
 
 
+def _checked_text(text: Any, param: str, max_chars: int) -> str:
+    if not isinstance(text, str):
+        raise BadRequest("A text part needs a string 'text'.", param=param)
+    if len(text) > max_chars:
+        raise BadRequest(
+            f"A text of {len(text)} characters; the maximum is {max_chars}.",
+            param=param,
+            code="string_above_max_length",
+        )
+    if problem := text_problem(text, TEXT_RULES):
+        raise BadRequest(f"Text {problem}.", param=param)
+    return text
+
+
+def _message_text(content: str | list[dict[str, Any]] | None, param: str, *, max_chars: int, latest: bool) -> str:
+    """A message's text. Non-text parts are ignored, except in the latest user message: its words are
+    what the turn answers, and answering them without what was attached would mislead."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return _checked_text(content, param, max_chars)
+    if len(content) > MAX_CONTENT_PARTS:
+        raise BadRequest(
+            f"{len(content)} content parts; the maximum is {MAX_CONTENT_PARTS}.",
+            param=param,
+            code="array_above_max_length",
+        )
+    pieces = []
+    for j, part in enumerate(content):
+        kind = part.get("type")
+        if not isinstance(kind, str):
+            raise BadRequest("A content part needs a string 'type'.", param=f"{param}.{j}.type")
+        if kind in TEXT_PART_TYPES:
+            pieces.append(_checked_text(part.get("text"), f"{param}.{j}.text", max_chars))
+        elif latest:
+            raise BadRequest(
+                f"The last user message can have text parts only (got {kind!r}); Suikou reads text.",
+                param=f"{param}.{j}.type",
+                code="unsupported_content_type",
+            )
+    return "\n".join(pieces)
+
+
 def message_texts(request: ChatRequest, *, max_chars: int, max_messages: int | None = None) -> list[ChatText]:
-    """Each message as plain text. Non-text parts and oversized messages are refused, not dropped."""
+    """Each message as plain text (text parts joined with a newline); see `_message_text`."""
     if max_messages is not None and len(request.messages) > max_messages:
         raise BadRequest(
             f"Too many messages ({len(request.messages)}); the maximum is {max_messages}.",
             param="messages",
             code="array_above_max_length",
         )
-    out: list[ChatText] = []
-    for i, message in enumerate(request.messages):
-        content = message.content
-        if content is None:
-            text = ""
-        elif isinstance(content, str):
-            text = content
-        else:
-            pieces = []
-            for j, part in enumerate(content):
-                kind = part.get("type")
-                if kind not in TEXT_PART_TYPES or not isinstance(part.get("text"), str):
-                    raise BadRequest(
-                        f"Only text content parts are supported (got {kind!r}).",
-                        param=f"messages.{i}.content.{j}.type",
-                        code="unsupported_content_type",
-                    )
-                pieces.append(part["text"])
-            text = "\n".join(pieces)
-        if len(text) > max_chars:
-            raise BadRequest(
-                f"Message {i} is {len(text)} characters long; the maximum is {max_chars}.",
-                param=f"messages.{i}.content",
-                code="string_above_max_length",
-            )
-        out.append(ChatText(message.role, text))
-    if out[-1].role == "user" and not out[-1].text.strip():
-        raise BadRequest("The last user message is empty.", param=f"messages.{len(out) - 1}.content")
+    latest = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=None)
+    out = [
+        ChatText(m.role, _message_text(m.content, f"messages.{i}.content", max_chars=max_chars, latest=i == latest))
+        for i, m in enumerate(request.messages)
+    ]
+    if latest is not None and not out[latest].text.strip():
+        raise BadRequest("The last user message has no text.", param=f"messages.{latest}.content")
     return out
+
+
+# --- responses ----------------------------------------------------------------------------------
+# Models of what `completion_body` and `chunk` build, for the OpenAPI document (the bodies are built
+# as dicts; the schemathesis test checks every answer against these).
+
+
+class SuikouEvent(BaseModel):
+    stage: str
+    status: StageStatus
+    message: str
+    data: dict[str, Any] | None = Field(default=None, description="Absent when empty.")
+    elapsed_ms: float | None = Field(default=None, description="Absent for events without a duration.")
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"]
+    content: str
+    refusal: None
+    reasoning_content: str | None = Field(default=None, description="The stage lines; absent when there are none.")
+
+
+class Choice(BaseModel):
+    index: int
+    message: AssistantMessage
+    logprobs: None
+    finish_reason: Literal["stop"]
+
+
+class UsageOut(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+    model_requests: int = Field(description="Provider requests made for this answer.")
+    offline_steps: int = Field(description="Node answers the offline rules gave instead.")
+
+
+class ChatCompletion(BaseModel):
+    """A whole answer (`stream` false)."""
+
+    id: str
+    object: Literal["chat.completion"]
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: UsageOut
+    suikou_events: list[SuikouEvent] | None = Field(default=None, description="Absent when there are none.")
+
+
+SSE_EVENT = {
+    "type": "object",
+    "required": ["data"],
+    "properties": {
+        "data": {
+            "type": "string",
+            "description": "A `chat.completion.chunk` as JSON (with `suikou_event` on stage chunks), an error "
+            "envelope after a failure, then `[DONE]`.",
+        }
+    },
+}
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"]
+    created: int
+    owned_by: str
+
+
+class ModelList(BaseModel):
+    object: Literal["list"]
+    data: list[ModelCard]
 
 
 class ResponseIds:

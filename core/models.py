@@ -104,11 +104,15 @@ def _require_aware(value: datetime | None) -> datetime | None:
 # what clients may send: one place for the bounds. The OpenAPI document shows these very patterns,
 # and the server checks them with `re.fullmatch` (JSON Schema's `pattern`, anchored as in ECMA-262).
 
-# Text every backend stores: PostgreSQL refuses NUL in text, and a lone surrogate (a legal JSON
-# escape such as "\ud800", but not Unicode) fails on the way to any database or UTF-8 encoder.
-PLAIN_TEXT = r"^[^\x00\ud800-\udfff]*$"
-# The same, with one character that is not whitespace (`\s` is exactly `str.isspace`).
-VISIBLE_TEXT = r"^[^\x00\ud800-\udfff]*[^\s\x00\ud800-\udfff][^\x00\ud800-\udfff]*$"
+# Text every backend stores: PostgreSQL refuses NUL in text. A lone surrogate (a legal JSON escape
+# such as "\ud800", but not Unicode) fails on the way to any database or UTF-8 encoder; JSON Schema
+# patterns cannot name it (Rust's and ECMA's engines read strings as Unicode), so only the server
+# checks it, and the document says so in words.
+PLAIN_TEXT = r"^[^\x00]*$"
+UNICODE_TEXT = r"^[^\ud800-\udfff]*$"
+# Whitespace as `str.strip` and `str.isspace` see it, spelled out: `\s` differs between engines.
+SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+VISIBLE_TEXT = rf"^[^\x00]*[^\x00{SPACE}][^\x00]*$"
 
 # Datetimes from clients: RFC 3339 with an offset (`Z` or +hh:mm), nothing else: a naive time is
 # "naive in which zone?", and a bare number such as 0.5 is not a date (pydantic would read 1970).
@@ -125,9 +129,14 @@ def text_fits(pattern: str, value: str) -> bool:
     return re.fullmatch(pattern, value) is not None
 
 
-def _matching(pattern: str, problem: str) -> AfterValidator:
+def text_problem(value: str, rules: tuple[tuple[str, str], ...]) -> str | None:
+    """The problem of the first (pattern, problem) rule the value fails, if any."""
+    return next((problem for pattern, problem in rules if not text_fits(pattern, value)), None)
+
+
+def text_rules(*rules: tuple[str, str]) -> AfterValidator:
     def check(value: str) -> str:
-        if not text_fits(pattern, value):
+        if problem := text_problem(value, rules):
             raise ValueError(problem)
         return value
 
@@ -144,11 +153,12 @@ def _client_datetime(value: Any) -> Any:
 
 
 NO_NUL = "must not contain NUL characters or unpaired surrogates"
-ClientText = Annotated[str, _matching(PLAIN_TEXT, NO_NUL), WithJsonSchema({"type": "string", "pattern": PLAIN_TEXT})]
+TEXT_RULES = ((PLAIN_TEXT, NO_NUL), (UNICODE_TEXT, NO_NUL))
+ClientText = Annotated[str, text_rules(*TEXT_RULES), WithJsonSchema({"type": "string", "pattern": PLAIN_TEXT})]
 ClientTitle = Annotated[
     str,
     Bounds(min_length=1, max_length=TITLE_MAX),
-    _matching(VISIBLE_TEXT, f"must not be blank, and {NO_NUL}"),
+    text_rules(*TEXT_RULES, (VISIBLE_TEXT, "must not be blank")),
     WithJsonSchema({"type": "string", "minLength": 1, "maxLength": TITLE_MAX, "pattern": VISIBLE_TEXT}),
 ]
 ClientDateTime = Annotated[
@@ -156,8 +166,17 @@ ClientDateTime = Annotated[
     BeforeValidator(_client_datetime),
     WithJsonSchema({"type": "string", "format": "date-time", "pattern": DATETIME_TEXT, "description": DATETIME_HELP}),
 ]
+
+
+def whole_number(value: Any) -> Any:
+    """JSON Schema's integers include 2.0; strings and booleans stay refused (by `Strict`)."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
 # JSON bodies are typed strictly: "2" is not a group and "yes" is not a boolean.
-Group = Annotated[int, Strict(), Bounds(ge=1, le=4)]
+Group = Annotated[int, Strict(), Bounds(ge=1, le=4), BeforeValidator(whole_number)]
 Flag = Annotated[bool, Strict()]
 
 
@@ -324,17 +343,19 @@ class TaskPublic(TaskBase):
 
 __all__ = [
     "DATETIME_TEXT",
+    "NO_NUL",
     "PLAIN_TEXT",
+    "TEXT_RULES",
     "TITLE_MAX",
     "VISIBLE_TEXT",
     "YEAR_MAX",
     "YEAR_MIN",
+    "ApiKey",
     "ClientDateTime",
     "ClientText",
     "ClientTitle",
     "Flag",
     "Group",
-    "ApiKey",
     "Task",
     "TaskBase",
     "TaskCreate",
@@ -343,5 +364,8 @@ __all__ = [
     "UTCDateTime",
     "User",
     "text_fits",
+    "text_problem",
+    "text_rules",
     "utcnow",
+    "whole_number",
 ]

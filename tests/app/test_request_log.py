@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import Any
 
 import pytest
 
@@ -65,3 +66,21 @@ async def test_failed_request_still_logs_one_line(
     assert line["event"] == "chat_failed"
     assert line["error"] == "RuntimeError"
     assert "tool_query:error" in line["stages"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+def test_a_failed_turn_logs_once_with_its_traceback(
+    harness: Harness, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch, stream: bool
+) -> None:
+    async def boom(turn: Any, *, request_extras: Any = None) -> Any:
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(harness.state.pipeline, "run", boom)
+    body = {"model": "suikou", "stream": stream, "messages": [{"role": "user", "content": "你好"}]}
+    with caplog.at_level(logging.INFO), harness.client() as client:
+        client.post("/v1/chat/completions", json=body)
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == 1, [r.getMessage() for r in errors]
+    [record] = errors
+    assert json.loads(record.getMessage())["event"] == "chat_failed"
+    assert record.exc_info is not None and "kaboom" in str(record.exc_info[1])

@@ -1,0 +1,194 @@
+"""The OpenAPI document is honest: schemathesis, with every check, finds nothing against it.
+
+Schemathesis reads `/openapi.json` from the ASGI app in-process (no network), generates requests
+from it (examples, coverage, fuzzing, stateful sequences through `/tasks`), positive and negative,
+and checks every answer: no 5xx, documented status codes, content types, headers and bodies,
+valid data accepted, invalid data rejected, auth enforced, a deleted task gone, a created one
+readable, 405 with `Allow`. The app has an API key and a fresh database per run (SQLite, or
+PostgreSQL under `SUIKOU_TEST_BACKEND=postgresql`); chat turns run the offline model. Runs are
+derandomized with a fixed seed, so a failure is reproducible.
+
+One rule is beyond JSON Schema and so beyond the generator: the last `user` message must have
+text, and text parts only. The document says so in words; `last_user_message_has_text` keeps the
+positive cases to it (negative cases are sent as generated).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from typing import Any
+
+import pytest
+import schemathesis
+from fastapi.testclient import TestClient
+from schemathesis.engine import events, from_schema
+
+from app.main import create_app
+from app.wire import TEXT_PART_TYPES
+
+SEED = 20261201
+MAX_EXAMPLES = 40
+# Generous: the check is on so that a pathological slowdown fails, not to benchmark a busy machine.
+MAX_RESPONSE_TIME_S = 10.0
+
+
+def _has_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") in TEXT_PART_TYPES]
+        return len(texts) == len(content) and bool("\n".join(t for t in texts if isinstance(t, str)).strip())
+    return False
+
+
+def last_user_message_has_text(_context: Any, case: schemathesis.Case) -> bool:
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return True
+    messages = case.body.get("messages") if isinstance(case.body, dict) else None
+    if not isinstance(messages, list):
+        return True
+    users = [m for m in messages if isinstance(m, dict) and m.get("role") == "user"]
+    return not users or _has_text(users[-1].get("content"))
+
+
+def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str], float]:
+    """Every phase and check against the app: the operations tested, the failures and errors found,
+    and the run time."""
+    config = schemathesis.Config.from_dict(
+        {
+            "seed": SEED,
+            "headers": {"Authorization": f"Bearer {key}"},
+            "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True},
+            "checks": {"max_response_time": MAX_RESPONSE_TIME_S},
+        }
+    )
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
+    schema.hook("filter_case")(last_user_message_has_text)
+    failures: dict[tuple[str, str, str], str] = {}
+    errors: list[str] = []
+    tested: set[str] = set()
+    started = time.monotonic()
+    for event in from_schema(schema).execute():
+        if isinstance(event, events.ScenarioFinished):
+            tested.add(event.recorder.label)
+            for checks in event.recorder.checks.values():
+                for check in checks:
+                    if check.failure_info is not None:
+                        info = check.failure_info
+                        where = (event.recorder.label, check.name, str(info.failure.title))
+                        failures.setdefault(where, f"{info.failure.message}\n{info.code_sample}")
+        elif isinstance(event, events.NonFatalError):
+            errors.append(f"{event.label}: {event.info.message}")
+        elif isinstance(event, events.FatalError):
+            errors.append(repr(event.exception))
+    found = [f"{label} | {name} | {title}\n{detail}" for (label, name, title), detail in failures.items()]
+    return tested, found, errors, time.monotonic() - started
+
+
+def test_schemathesis_finds_nothing(harness: Any, caplog: pytest.LogCaptureFixture) -> None:
+    key = harness.api_key("alice")
+    app = create_app(harness.state.settings, state=harness.state)
+    with caplog.at_level(logging.ERROR, logger="suikou"):
+        tested, failures, errors, elapsed = run_schemathesis(app, key)
+    assert errors == []
+    documented = {f"{method} {path}" for method, path, _ in operations(app.openapi())}
+    assert documented <= tested, documented - tested
+    assert failures == [], "\n\n".join(failures)
+    # Nothing unexpected reached the error boundary either (it answers 500s, which would fail above).
+    assert [r for r in caplog.records if r.name == "suikou"] == []
+    print(f"schemathesis: {elapsed:.1f}s")
+
+
+# --- the document's own claims -------------------------------------------------------------------
+
+
+@pytest.fixture
+def doc(harness: Any) -> dict[str, Any]:
+    with TestClient(create_app(harness.state.settings, state=harness.state)) as client:
+        r = client.get("/openapi.json")
+    assert r.status_code == 200
+    document: dict[str, Any] = r.json()
+    return document
+
+
+def operations(doc: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    return [(method.upper(), path, op) for path, ops in doc["paths"].items() for method, op in ops.items()]
+
+
+def test_no_422_anywhere(doc: dict[str, Any]) -> None:
+    # Validation errors are 400s in OpenAI's envelope; FastAPI's 422 is never sent.
+    assert all("422" not in op["responses"] for _, _, op in operations(doc))
+    assert "HTTPValidationError" not in doc["components"]["schemas"]
+    assert "422" not in json.dumps(doc["paths"])
+
+
+def test_every_error_status_has_the_envelope(doc: dict[str, Any]) -> None:
+    for method, path, op in operations(doc):
+        errors = {code: r for code, r in op["responses"].items() if int(code) >= 400}
+        assert "500" in errors, (method, path)
+        for code, response in errors.items():
+            schema = response["content"]["application/json"]["schema"]
+            assert schema == {"$ref": "#/components/schemas/ErrorResponse"}, (method, path, code)
+    envelope = doc["components"]["schemas"]["ErrorDetail"]
+    assert set(envelope["required"]) == {"message", "type", "param", "code"}
+
+
+def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
+    declared = {(method, path): set(op["responses"]) for method, path, op in operations(doc)}
+    with_body = {"400", "401", "413", "415", "500"}
+    assert declared[("POST", "/v1/chat/completions")] == {"200", "404"} | with_body
+    assert declared[("POST", "/agent/chat")] == {"200", "404"} | with_body
+    assert declared[("POST", "/tasks")] == {"201"} | with_body
+    assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body
+    assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body
+    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500"}
+    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"}
+    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"}
+    assert declared[("GET", "/healthz")] == {"200", "500"}
+    # Every operation but the health check needs the key once keys exist, and says so.
+    for method, path, op in operations(doc):
+        assert (op.get("security") == [{"HTTPBearer": []}]) == (path != "/healthz"), (method, path)
+        if path != "/healthz":
+            assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
+
+
+def test_chat_declares_its_body_and_both_answers(doc: dict[str, Any], harness: Any) -> None:
+    settings = harness.state.settings
+    schemas = doc["components"]["schemas"]
+    for path in ("/v1/chat/completions", "/agent/chat"):
+        op = doc["paths"][path]["post"]
+        assert op["requestBody"]["required"] is True
+        assert op["requestBody"]["content"]["application/json"]["schema"] == {
+            "$ref": "#/components/schemas/ChatRequest"
+        }
+        ok = op["responses"]["200"]["content"]
+        assert ok["application/json"]["schema"] == {"$ref": "#/components/schemas/ChatCompletion"}
+        assert ok["text/event-stream"]["itemSchema"]["required"] == ["data"]
+        tz = next(p for p in op["parameters"] if p["name"] == "x-suikou-timezone")
+        assert tz["schema"] == {"$ref": "#/components/schemas/TimeZone"}
+    request = schemas["ChatRequest"]
+    assert request["required"] == ["model", "messages"]
+    assert request["properties"]["messages"]["maxItems"] == settings.max_messages
+    assert "Asia/Shanghai" in schemas["TimeZone"]["enum"]
+    text = schemas["ChatContent"]["anyOf"][0]
+    assert text["maxLength"] == settings.max_message_chars and text["pattern"] == "^[^\\x00]*$"
+
+
+def test_task_bounds_are_declared(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
+    params = {p["name"]: p["schema"] for p in doc["paths"]["/tasks"]["get"]["parameters"]}
+    assert params["quadrants"]["anyOf"][0]["items"] == {"type": "integer", "minimum": 1, "maximum": 4}
+    assert params["limit"]["minimum"] == 1 and params["limit"]["maximum"] == 200
+    assert params["offset"]["minimum"] == 0 and params["offset"]["maximum"] == 2**31 - 1
+    assert params["keyword"]["anyOf"][0]["pattern"] == "^[^\\x00]*$"
+    for name in ("time_after", "time_before"):
+        when = params[name]["anyOf"][0]
+        assert when["format"] == "date-time" and when["pattern"].startswith("^(19[7-9][0-9]|2[01][0-9]{2}|2200)-")
+    title = schemas["TaskCreate"]["properties"]["title"]
+    assert title["minLength"] == 1 and title["maxLength"] == 500 and "\\u3000" in title["pattern"]
+    group = schemas["TaskCreate"]["properties"]["priority_group"]
+    assert (group["minimum"], group["maximum"]) == (1, 4)
+    task_id = next(p for p in doc["paths"]["/tasks/{task_id}"]["get"]["parameters"] if p["name"] == "task_id")
+    assert (task_id["schema"]["minimum"], task_id["schema"]["maximum"]) == (1, 2**31 - 1)
