@@ -15,6 +15,7 @@ import pytest
 from core.display import is_overdue
 from core.store import TaskPage, TaskRow
 from support.harness import Harness, make_harness
+from support.rows import task_row
 from taskquery.rendering import PREFIXES, render_answer, render_list, task_line
 
 TZ = "Asia/Shanghai"
@@ -32,18 +33,8 @@ def row(
     completed: bool = False,
     task_id: int = 1,
 ) -> TaskRow:
-    return TaskRow(
-        id=task_id,
-        title=title,
-        priority_group=group,
-        effective_group=effective or group,
-        deadline_at=deadline,
-        urgency_threshold_at=None,
-        is_completed=completed,
-        completed_at=NOW - timedelta(days=3) if completed else None,
-        created_at=NOW - timedelta(days=10),
-        promoted=effective is not None and effective != group,
-    )
+    due = deadline
+    return task_row(title, group, due, effective=effective, completed=completed, task_id=task_id)
 
 
 # --- the rule ------------------------------------------------------------------------------------

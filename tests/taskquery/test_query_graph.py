@@ -13,6 +13,7 @@ from core.llm import ModelHub
 from core.store import TaskFilter, TaskPage, TaskRow
 from core.trace import Trace
 from route.turn import Turn, TurnConfig
+from support.rows import task_row
 from taskquery import steps
 from taskquery.boundary import Grounds, settle_plan
 from taskquery.countlock import CountLock
@@ -74,18 +75,8 @@ def row(
     completed: bool = False,
     task_id: int = 1,
 ) -> TaskRow:
-    return TaskRow(
-        id=task_id,
-        title=title,
-        priority_group=group,
-        effective_group=effective or group,
-        deadline_at=at(deadline) if deadline else None,
-        urgency_threshold_at=None,
-        is_completed=completed,
-        completed_at=None,
-        created_at=NOW,
-        promoted=effective is not None and effective != group,
-    )
+    due = at(deadline) if deadline else None
+    return task_row(title, group, due, effective=effective, completed=completed, task_id=task_id)
 
 
 # --- quadrant -------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
 from route.decision import HistoryTurn
+from support.rows import task_row
 from taskquery.followup import FollowUp, find_followup
 from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, render_answer, render_list, task_line
 
@@ -25,18 +26,8 @@ def row(
     completed: bool = False,
     task_id: int = 1,
 ) -> TaskRow:
-    return TaskRow(
-        id=task_id,
-        title=title,
-        priority_group=group,
-        effective_group=effective or group,
-        deadline_at=deadline,
-        urgency_threshold_at=None,
-        is_completed=completed,
-        completed_at=None,
-        created_at=NOW,
-        promoted=effective is not None and effective != group,
-    )
+    due = deadline
+    return task_row(title, group, due, effective=effective, completed=completed, task_id=task_id)
 
 
 def rows(count: int) -> list[TaskRow]:
