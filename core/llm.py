@@ -191,21 +191,28 @@ def _call_settings(hub: ModelHub, trace: Trace) -> tuple[ModelSettings, float]:
     return ModelSettings(timeout=seconds, request_timeout=seconds), seconds
 
 
+Prompt = str | Callable[[], str] | None  # a callable is built only when a provider is asked
+
+
+def _text(prompt: Prompt) -> str | None:
+    return prompt() if callable(prompt) else prompt
+
+
 async def run_structured(
     agent: Agent[None, OutputT],
-    prompt: str | None,
+    prompt: Prompt,
     *,
     node: str,
     hub: ModelHub,
     trace: Trace,
     offline: Callable[[], Any],
     message_history: Sequence[ModelMessage] | None = None,
-    instructions: str | None = None,
+    instructions: Prompt = None,
 ) -> OutputT:
     """Runs `agent` on the node's model; answers with the offline rules when the provider fails.
 
     A provider is asked only within the turn's budget; its output-validation retries are capped so
-    that they fit in it too. Every failure (HTTP error, timeout, invalid output) is counted and
+    that they fit in it too. `prompt` and `instructions` may be callables: offline, nobody reads them. Every failure (HTTP error, timeout, invalid output) is counted and
     reported as a `fallback` stage, then the node's offline answer is used.
     """
     if _within_budget(node, hub, trace):
@@ -216,7 +223,7 @@ async def run_structured(
             try:
                 with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
                     result = await agent.run(
-                        prompt,
+                        _text(prompt),
                         model=hub.model_for(node),
                         model_settings=settings,
                         message_history=message_history,
@@ -224,7 +231,7 @@ async def run_structured(
                         # tool call, an unknown tool), and a hard cap on the requests themselves.
                         retries=retries,
                         usage_limits=UsageLimits(request_limit=allowed),
-                        instructions=instructions,
+                        instructions=_text(instructions),
                     )
             except FALLBACK_ERRORS as exc:
                 # The failed run still cost requests (an invalid output and its retry are two);

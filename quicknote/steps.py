@@ -54,12 +54,12 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     rules = offline_extract_note(state.sentence, state.now, state.tz)
     proposed = await run_structured(
         extract_agent(),
-        extract_prompt(state.sentence),
+        lambda: extract_prompt(state.sentence),
         node="extract",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: rules,
-        instructions=f"{now_line(state.now, state.tz)}\n{language_line(state.locale)}",
+        instructions=lambda: f"{now_line(state.now, state.tz)}\n{language_line(state.locale)}",
     )
     settled = settle_note(proposed, rules, state.sentence, state.now, state.tz)
     draft, state.overridden = settled.draft, settled.overridden

@@ -74,7 +74,7 @@ class Router:
             return self.output_type(action=rules.action, confidence=rules.confidence, reason=rules.reason)
 
         out = await run_structured(
-            self.agent, self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
+            self.agent, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
         )
         decision = Decision(out.action, float(out.confidence), out.reason)
         if self._contradicts_writes(decision, rules, turn.config.quick_note_min_confidence):

@@ -73,12 +73,12 @@ async def plan_step(state: QueryState, turn: Turn) -> str:
     history = [(h.role, h.text) for h in turn.history]
     proposed = await run_structured(
         plan_agent(),
-        plan_prompt(state.sentence, history),
+        lambda: plan_prompt(state.sentence, history),
         node="plan",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: rules,
-        instructions=context_lines(state.now, state.tz, state.locale),
+        instructions=lambda: context_lines(state.now, state.tz, state.locale),
     )
     settled = settle_plan(proposed, state.grounds)
     state.plan, state.time_source, state.overridden = settled.plan, settled.time_source, settled.overridden
@@ -343,22 +343,22 @@ def offline_reflection(state: QueryState) -> Reflection:
 
 async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     assert state.plan is not None and state.page is not None
-    relaxed = relaxed_text(state.broadened, "en") if state.broadened else None
+    plan, page = state.plan, state.page
     reflection = await run_structured(
         reflect_agent(),
-        reflect_prompt(
+        lambda: reflect_prompt(
             state.sentence,
-            state.plan,
-            state.page,
+            plan,
+            page,
             state.tz,
             earlier_questions=[h.text for h in turn.history if h.role == "user"],
-            relaxed=relaxed,
+            relaxed=relaxed_text(state.broadened, "en") if state.broadened else None,
         ),
         node="reflect",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: offline_reflection(state),
-        instructions=context_lines(state.now, state.tz, state.locale),
+        instructions=lambda: context_lines(state.now, state.tz, state.locale),
     )
     if state.broadened:
         # The model's line would describe the original question; only code knows what was relaxed.
