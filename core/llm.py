@@ -1,9 +1,12 @@
 """Model selection and the one way every node calls a model.
 
 `ModelHub` decides, per node, between the offline rules and a real OpenAI-compatible
-chat-completions endpoint. `run_structured` runs a typed pydantic-ai agent on that model and, when
-a real provider fails (HTTP error, timeout, invalid output), records a `fallback` stage and answers
-with the node's offline rules instead — so a flaky provider degrades the answer, never the request.
+chat-completions endpoint. A node is described by a `NodeSpec` (its output type and
+instructions); `run_structured` answers it with the offline rules directly, or runs a typed
+pydantic-ai agent built from the spec on the node's provider and, when that fails (HTTP error,
+timeout, invalid output), records a `fallback` stage and answers with the rules instead — so a
+flaky provider degrades the answer, never the request. pydantic-ai is imported only when a
+provider is asked: an offline service never loads it (about 0.4 s of start-up).
 """
 
 from __future__ import annotations
@@ -11,19 +14,20 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from functools import cache
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 from pydantic import BaseModel
-from pydantic_ai import Agent, capture_run_messages
-from pydantic_ai.exceptions import AgentRunError, UsageLimitExceeded
-from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart
-from pydantic_ai.models import Model
-from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
-from pydantic_ai.settings import ModelSettings
-from pydantic_ai.usage import UsageLimits
 
 from core.trace import Trace
+
+if TYPE_CHECKING:
+    from pydantic_ai import Agent
+    from pydantic_ai.messages import ModelMessage
+    from pydantic_ai.models import Model
+    from pydantic_ai.models.function import FunctionModel
+    from pydantic_ai.settings import ModelSettings
 
 OutputT = TypeVar("OutputT")
 
@@ -36,8 +40,28 @@ class EmptyReply(Exception):
     """A provider answered, but with nothing to show."""
 
 
-# Errors after which a node falls back to its offline rules. Programming errors are not caught.
-FALLBACK_ERRORS: tuple[type[BaseException], ...] = (AgentRunError, TimeoutError, OSError)
+@dataclass(frozen=True)
+class NodeSpec(Generic[OutputT]):
+    """What a model-backed node asks for: a typed output (a pydantic model, or `str` for text)."""
+
+    name: str
+    output_type: type[OutputT]
+    instructions: str | None = None
+
+
+@cache
+def agent_for(spec: NodeSpec[Any]) -> Agent[None, Any]:
+    """The pydantic-ai agent for a node, built (and pydantic-ai imported) on first provider use."""
+    from pydantic_ai import Agent
+
+    return Agent(None, output_type=spec.output_type, instructions=spec.instructions, name=spec.name)
+
+
+def fallback_errors() -> tuple[type[BaseException], ...]:
+    """Errors after which a node falls back to its offline rules. Programming errors are not caught."""
+    from pydantic_ai.exceptions import AgentRunError
+
+    return (AgentRunError, TimeoutError, OSError, EmptyReply)
 
 
 @dataclass(frozen=True)
@@ -106,7 +130,10 @@ class ModelHub:
 
 
 def offline_model(answer: Callable[[], BaseModel | str], *, name: str = OFFLINE) -> FunctionModel:
-    """A pydantic-ai model that answers with what `answer()` computes, through the normal agent path."""
+    """A pydantic-ai model that answers with what `answer()` computes, through the normal agent path
+    (for tests that want the rules behind a real agent run)."""
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, DeltaToolCall, FunctionModel
 
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         out = answer()
@@ -137,6 +164,8 @@ def failed_run_usage(
     sent (pydantic-ai marks it `interrupted`, or a usage limit stopped it: `sent_last=False`) is
     not. At least one: the run did try.
     """
+    from pydantic_ai.messages import ModelRequest, ModelResponse
+
     new = list(messages)[len(history or ()) :]
     responses = [m for m in new if isinstance(m, ModelResponse)]
     requests = len(responses)
@@ -187,6 +216,8 @@ def _within_budget(node: str, hub: ModelHub, trace: Trace) -> bool:
 def _call_settings(hub: ModelHub, trace: Trace) -> tuple[ModelSettings, float]:
     """Per-request timeout capped by the turn's remaining time (the SDK's own retries are off, so
     one attempt is one request); also returned for the run's overall deadline."""
+    from pydantic_ai.settings import ModelSettings
+
     seconds = max(0.01, min(hub.timeout_s, trace.budget.seconds_left()))
     return ModelSettings(timeout=seconds, request_timeout=seconds), seconds
 
@@ -199,7 +230,7 @@ def _text(prompt: Prompt) -> str | None:
 
 
 async def run_structured(
-    agent: Agent[None, OutputT],
+    spec: NodeSpec[OutputT],
     prompt: Prompt,
     *,
     node: str,
@@ -209,57 +240,76 @@ async def run_structured(
     message_history: Sequence[ModelMessage] | None = None,
     instructions: Prompt = None,
 ) -> OutputT:
-    """Runs `agent` on the node's model; answers with the offline rules when the provider fails.
+    """The node's typed output: from its provider within the turn's budget, else from its rules.
 
-    A provider is asked only within the turn's budget; its output-validation retries are capped so
-    that they fit in it too. `prompt` and `instructions` may be callables: offline, nobody reads them. Every failure (HTTP error, timeout, invalid output) is counted and
-    reported as a `fallback` stage, then the node's offline answer is used.
+    A provider's output-validation retries are capped so that they fit in the budget too. Every
+    provider failure (HTTP error, timeout, invalid output) is counted and reported as a `fallback`
+    stage, then the rules answer. `prompt` and `instructions` may be callables: offline, nobody
+    reads them.
     """
     if _within_budget(node, hub, trace):
-        settings, seconds = _call_settings(hub, trace)
-        allowed = trace.requests_left()
-        retries = max(0, min(hub.output_retries, allowed - 1))
-        with capture_run_messages() as messages:
-            try:
-                with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
-                    result = await agent.run(
-                        _text(prompt),
-                        model=hub.model_for(node),
-                        model_settings=settings,
-                        message_history=message_history,
-                        # One number for every kind of retry (invalid output, text instead of a
-                        # tool call, an unknown tool), and a hard cap on the requests themselves.
-                        retries=retries,
-                        usage_limits=UsageLimits(request_limit=allowed),
-                        instructions=_text(instructions),
-                    )
-            except FALLBACK_ERRORS as exc:
-                # The failed run still cost requests (an invalid output and its retry are two);
-                # count them all so usage stays honest. A request the limit stopped was not sent.
-                sent_last = not isinstance(exc, UsageLimitExceeded)
-                trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
-                _report_fallback(trace, node, exc, "改用离线规则")
-            else:
-                usage = result.usage
-                trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
-                return result.output
+        answered, output = await _ask_provider(spec, prompt, node, hub, trace, message_history, instructions)
+        if answered:
+            return output
     trace.count_offline(node)
-    return _offline_output(agent, offline)
+    return _offline_output(spec, offline)
 
 
-def _offline_output(agent: Agent[None, OutputT], offline: Callable[[], Any]) -> OutputT:
+async def _ask_provider(
+    spec: NodeSpec[Any],
+    prompt: Prompt,
+    node: str,
+    hub: ModelHub,
+    trace: Trace,
+    message_history: Sequence[ModelMessage] | None,
+    instructions: Prompt,
+) -> tuple[bool, Any]:
+    """(True, output) from the provider, or (False, None) after a counted, reported failure."""
+    from pydantic_ai import capture_run_messages
+    from pydantic_ai.exceptions import UsageLimitExceeded
+    from pydantic_ai.usage import UsageLimits
+
+    settings, seconds = _call_settings(hub, trace)
+    allowed = trace.requests_left()
+    retries = max(0, min(hub.output_retries, allowed - 1))
+    with capture_run_messages() as messages:
+        try:
+            with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
+                result = await agent_for(spec).run(
+                    _text(prompt),
+                    model=hub.model_for(node),
+                    model_settings=settings,
+                    message_history=message_history,
+                    # One number for every kind of retry (invalid output, text instead of a tool
+                    # call, an unknown tool), and a hard cap on the requests themselves.
+                    retries=retries,
+                    usage_limits=UsageLimits(request_limit=allowed),
+                    instructions=_text(instructions),
+                )
+        except fallback_errors() as exc:
+            # The failed run still cost requests (an invalid output and its retry are two); count
+            # them all so usage stays honest. A request the limit stopped was not sent.
+            sent_last = not isinstance(exc, UsageLimitExceeded)
+            trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
+            _report_fallback(trace, node, exc, "改用离线规则")
+            return False, None
+    usage = result.usage
+    trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
+    return True, result.output
+
+
+def _offline_output(spec: NodeSpec[OutputT], offline: Callable[[], Any]) -> OutputT:
     """The rules' answer, validated as the node's output type — without an agent run, which costs
     10-300x the rules themselves (the answer is the same: the rules are the model)."""
     out = offline()
-    output_type = agent.output_type
-    if isinstance(output_type, type) and issubclass(output_type, BaseModel):
+    if issubclass(spec.output_type, BaseModel):
         # Re-validate: rules may build their answer with model_copy, which skips validation.
-        return output_type.model_validate(out.model_dump() if isinstance(out, BaseModel) else out)  # type: ignore[return-value]
+        return spec.output_type.model_validate(out.model_dump() if isinstance(out, BaseModel) else out)
     return out
 
 
 async def stream_text(
-    agent: Agent[None, str],
+    spec: NodeSpec[str],
     prompt: str | None,
     *,
     node: str,
@@ -268,7 +318,7 @@ async def stream_text(
     offline: Callable[[], str],
     on_delta: Callable[[str], None],
     live: bool = True,
-    message_history: Sequence[ModelMessage] | None = None,
+    message_history: Callable[[], Sequence[ModelMessage]] | None = None,
     instructions: str | None = None,
 ) -> str:
     """Streams a text answer through `on_delta`; a failing provider never fails the turn.
@@ -276,7 +326,8 @@ async def stream_text(
     `live` says whether deltas reach the user as they come (a streaming client). If the provider
     fails before anything was shown, the offline answer replaces it. If it fails after text was
     shown live, the offline answer follows what was shown, after a `fallback` stage. When not live
-    nothing partial is kept: the answer is the offline one, whole.
+    nothing partial is kept: the answer is the offline one, whole. `message_history` is built only
+    when a provider is asked.
     """
     sent: list[str] = []
     if _within_budget(node, hub, trace):
@@ -284,11 +335,11 @@ async def stream_text(
         try:
             # A reply may stream for longer than one read's timeout, but not past the turn's budget.
             with anyio.fail_after(max(0.01, trace.budget.seconds_left())):
-                async with agent.run_stream(
+                async with agent_for(spec).run_stream(
                     prompt,
                     model=hub.model_for(node),
                     model_settings=settings,
-                    message_history=message_history,
+                    message_history=message_history() if message_history else None,
                     instructions=instructions,
                 ) as run:
                     async for delta in run.stream_text(delta=True, debounce_by=None):
@@ -304,7 +355,7 @@ async def stream_text(
             # A blank reply is no answer: the offline one is (what was shown, if anything, was blank).
             _report_fallback(trace, node, EmptyReply("the provider's reply was blank"), "改用离线回复")
             sent = []
-        except FALLBACK_ERRORS as exc:
+        except fallback_errors() as exc:
             trace.count_model_call(node, 1, 0, 0)
             shown = live and bool(sent)
             _report_fallback(trace, node, exc, "回复中断，用离线回复补全" if shown else "改用离线回复")

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import re
 from datetime import datetime, timedelta
-from functools import cache
 
 import anyio
-from pydantic_ai import Agent
 
-from core.llm import run_structured
+from core.llm import NodeSpec, run_structured
 from core.models import Task, TaskCreate
 from core.prompting import language_line, now_line
 from core.store import create_task, get_task_by_source_key
@@ -25,9 +23,7 @@ from route.turn import Turn
 URGENCY_LEAD = timedelta(hours=24)
 
 
-@cache
-def extract_agent() -> Agent[None, NoteDraft]:
-    return Agent(None, output_type=NoteDraft, instructions=EXTRACT_INSTRUCTIONS, name="extract")
+EXTRACT = NodeSpec("extract", NoteDraft, EXTRACT_INSTRUCTIONS)
 
 
 async def existing_task(turn: Turn) -> Task | None:
@@ -53,7 +49,7 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     """One model call proposes the note; code settles it against the sentence and the rules."""
     rules = offline_extract_note(state.sentence, state.now, state.tz)
     proposed = await run_structured(
-        extract_agent(),
+        EXTRACT,
         lambda: extract_prompt(state.sentence),
         node="extract",
         hub=turn.hub,

@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
-
-from pydantic_ai import Agent
-from pydantic_ai.messages import (
-    ModelMessage,
-    ModelRequest,
-    ModelRequestPart,
-    ModelResponse,
-    SystemPromptPart,
-    TextPart,
-    UserPromptPart,
-)
+from typing import TYPE_CHECKING
 
 from core import carry
 from core.grounding import claims_write
-from core.llm import stream_text
+from core.llm import NodeSpec, stream_text
 from core.locale import Locale
 from core.prompting import now_line
 from core.trace import Trace
 from route.aux import ChatText
 from route.turn import Turn
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage
 
 CHAT_INSTRUCTIONS = """\
 You are Suikou (随口), a friendly assistant inside a personal task app. Reply briefly in the user's
@@ -45,16 +37,9 @@ _CJK = re.compile(r"[\u4e00-\u9fff]")
 _GREETING = re.compile(r"^(你好|您好|嗨|哈喽|hello|hi|hey|早上好|上午好|中午好|下午好|晚上好|早安|晚安)", re.I)
 
 
-@cache
-def chat_agent() -> Agent[None, str]:
-    agent: Agent[None, str] = Agent(None, output_type=str, instructions=CHAT_INSTRUCTIONS, name="chat")
-    return agent
-
-
-@cache
-def passthrough_agent() -> Agent[None, str]:
-    """For client auxiliary prompts: no persona, the client's own messages are the whole prompt."""
-    return Agent(None, output_type=str, name="aux")
+CHAT = NodeSpec("chat", str, CHAT_INSTRUCTIONS)
+# Client auxiliary prompts: no persona, the client's own messages are the whole prompt.
+PASSTHROUGH = NodeSpec("aux", str)
 
 
 def offline_chat_reply(text: str) -> str:
@@ -78,6 +63,15 @@ def offline_chat_reply(text: str) -> str:
 
 def to_model_messages(messages: Sequence[ChatText]) -> list[ModelMessage]:
     """The request's messages as pydantic-ai history, order kept, ending with a request."""
+    from pydantic_ai.messages import (
+        ModelRequest,
+        ModelRequestPart,
+        ModelResponse,
+        SystemPromptPart,
+        TextPart,
+        UserPromptPart,
+    )
+
     out: list[ModelMessage] = []
     pending: list[ModelRequestPart] = []
     for message in messages:
@@ -97,9 +91,8 @@ def to_model_messages(messages: Sequence[ChatText]) -> list[ModelMessage]:
 
 
 async def handle_chat(turn: Turn) -> str:
-    history = to_model_messages(turn.messages[-MAX_CHAT_MESSAGES:])
     reply = await stream_text(
-        chat_agent(),
+        CHAT,
         None,
         instructions=now_line(turn.now, turn.tz),  # so chat knows today's date
         node="chat",
@@ -108,7 +101,7 @@ async def handle_chat(turn: Turn) -> str:
         offline=lambda: offline_chat_reply(turn.text),
         on_delta=turn.on_content,
         live=turn.streaming,
-        message_history=history,
+        message_history=lambda: to_model_messages(turn.messages[-MAX_CHAT_MESSAGES:]),
     )
     if claims_write(reply):
         # Chat never writes; a reply that says it did is corrected in code, visibly.
@@ -128,7 +121,7 @@ async def answer_aux(turn: Turn, offline_answer: str) -> str:
     quiet = Trace(budget=turn.trace.budget)
     try:
         return await stream_text(
-            passthrough_agent(),
+            PASSTHROUGH,
             None,
             node="chat",
             hub=turn.hub,
@@ -136,7 +129,7 @@ async def answer_aux(turn: Turn, offline_answer: str) -> str:
             offline=lambda: offline_answer,
             on_delta=turn.on_content,
             live=False,  # clients parse these whole (often JSON): never half an answer
-            message_history=to_model_messages(turn.messages),
+            message_history=lambda: to_model_messages(turn.messages),
         )
     finally:
         turn.trace.absorb(quiet)

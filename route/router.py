@@ -6,9 +6,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
-from pydantic_ai import Agent
 
-from core.llm import run_structured
+from core.llm import NodeSpec, run_structured
 from route.offline import offline_route
 from route.registry import ActionRegistry
 from route.turn import Turn
@@ -39,11 +38,8 @@ class Router:
     def __init__(self, registry: ActionRegistry) -> None:
         self.registry = registry
         self.output_type = registry.decision_model()
-        self.agent: Agent[None, Any] = Agent(
-            None,
-            output_type=self.output_type,
-            instructions=ROUTER_INSTRUCTIONS.format(actions=registry.prompt_section()),
-            name="router",
+        self.spec: NodeSpec[Any] = NodeSpec(
+            "router", self.output_type, ROUTER_INSTRUCTIONS.format(actions=registry.prompt_section())
         )
 
     def prompt(self, turn: Turn) -> str:
@@ -74,7 +70,7 @@ class Router:
             return self.output_type(action=rules.action, confidence=rules.confidence, reason=rules.reason)
 
         out = await run_structured(
-            self.agent, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
+            self.spec, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
         )
         decision = Decision(out.action, float(out.confidence), out.reason)
         if self._contradicts_writes(decision, rules, turn.config.quick_note_min_confidence):

@@ -8,13 +8,11 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
-from functools import cache
 
 import anyio
-from pydantic_ai import Agent
 
 from core.grounding import claims_write
-from core.llm import run_structured
+from core.llm import NodeSpec, run_structured
 from core.locale import Locale, detect_locale
 from core.store import TaskFilter, TaskPage, query_tasks
 from core.timeanchor import TimeWindow, resolve_time
@@ -30,15 +28,8 @@ from taskquery.reflection import Reflection, apply_patch
 from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, clean_prefix
 from taskquery.state import QueryState
 
-
-@cache
-def plan_agent() -> Agent[None, QueryPlan]:
-    return Agent(None, output_type=QueryPlan, instructions=PLAN_INSTRUCTIONS, name="plan")
-
-
-@cache
-def reflect_agent() -> Agent[None, Reflection]:
-    return Agent(None, output_type=Reflection, instructions=REFLECT_INSTRUCTIONS, name="reflect")
+PLAN = NodeSpec("plan", QueryPlan, PLAN_INSTRUCTIONS)
+REFLECT = NodeSpec("reflect", Reflection, REFLECT_INSTRUCTIONS)
 
 
 # --- plan -------------------------------------------------------------------------------------
@@ -72,7 +63,7 @@ async def plan_step(state: QueryState, turn: Turn) -> str:
     state.grounds = Grounds(state.words, rules, state.lock, state.now, state.tz)
     history = [(h.role, h.text) for h in turn.history]
     proposed = await run_structured(
-        plan_agent(),
+        PLAN,
         lambda: plan_prompt(state.sentence, history),
         node="plan",
         hub=turn.hub,
@@ -345,7 +336,7 @@ async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     assert state.plan is not None and state.page is not None
     plan, page = state.plan, state.page
     reflection = await run_structured(
-        reflect_agent(),
+        REFLECT,
         lambda: reflect_prompt(
             state.sentence,
             plan,

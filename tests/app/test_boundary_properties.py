@@ -857,17 +857,16 @@ async def test_found_text_then_invalid_args_exceeds_the_turn_budget(database_url
 
 
 async def test_found_an_unknown_tool_is_retried_past_the_budget() -> None:
-    from pydantic_ai import Agent
 
-    from core.llm import run_structured
+    from core.llm import NodeSpec, run_structured
     from core.trace import Budget, Trace
     from taskquery.plan import QueryPlan
 
     plan, calls = scripted("plan", UnknownTool({}))
     trace = Trace(budget=Budget(max_requests=1))
-    agent: Agent[None, QueryPlan] = Agent(None, output_type=QueryPlan)
+    spec = NodeSpec("plan", QueryPlan)
     hub = ModelHub(injected={"plan": plan})
-    await run_structured(agent, "x", node="plan", hub=hub, trace=trace, offline=QueryPlan)
+    await run_structured(spec, "x", node="plan", hub=hub, trace=trace, offline=QueryPlan)
     assert calls.total == trace.usage.requests == 1  # counted honestly, within the budget
 
 

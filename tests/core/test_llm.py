@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from core.llm import (
     OFFLINE,
     OFFLINE_AFTER_CUT,
     ModelHub,
+    NodeSpec,
     failed_run_usage,
     offline_model,
     run_structured,
@@ -29,6 +33,10 @@ from core.trace import Budget, Trace
 class City(BaseModel):
     name: str
     country: str
+
+
+CITY = NodeSpec("city", City)
+TEXT = NodeSpec("text", str)
 
 
 PARIS = City(name="Paris", country="FR")
@@ -129,9 +137,7 @@ async def test_run_structured_uses_the_nodes_model() -> None:
 
     trace = Trace()
     hub = ModelHub(injected={"plan": FunctionModel(answer)})
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == City(name="Lyon", country="FR")
     assert fallbacks(trace) == []
     assert trace.model_calls == {"plan": 1}
@@ -141,9 +147,7 @@ async def test_run_structured_uses_the_nodes_model() -> None:
 async def test_run_structured_falls_back_to_offline_on_provider_failure() -> None:
     trace = Trace()
     hub = ModelHub(injected={"plan": FunctionModel(fails)})
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     [fallback] = fallbacks(trace)
     assert fallback["node"] == "plan"
@@ -164,9 +168,7 @@ async def test_run_structured_counts_every_failed_request_of_an_output_retry() -
 
     trace = Trace()
     hub = ModelHub(injected={"extract": FunctionModel(invalid)})
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="extract", hub=hub, trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="extract", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     assert len(calls) == 2  # one output retry, as configured
     assert trace.model_calls == {"extract": 2}
@@ -183,9 +185,8 @@ async def test_run_structured_past_the_request_budget_answers_offline_without_as
 
     trace = Trace(budget=Budget(max_requests=1))
     hub = ModelHub(injected={"plan": FunctionModel(answer), "reflect": FunctionModel(answer)})
-    agent = Agent(None, output_type=City)
-    assert await run_structured(agent, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS) != PARIS
-    assert await run_structured(agent, "x", node="reflect", hub=hub, trace=trace, offline=lambda: PARIS) == PARIS
+    assert await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS) != PARIS
+    assert await run_structured(CITY, "x", node="reflect", hub=hub, trace=trace, offline=lambda: PARIS) == PARIS
     assert len(asked) == 1
     [fallback] = fallbacks(trace)
     assert (fallback["node"], fallback["error"]) == ("reflect", "budget")
@@ -201,9 +202,7 @@ async def test_run_structured_caps_output_retries_at_the_budget() -> None:
 
     trace = Trace(budget=Budget(max_requests=1))
     hub = ModelHub(injected={"plan": FunctionModel(invalid)}, output_retries=3)
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     assert len(calls) == 1  # no retry fits in a budget of one request
     assert trace.usage.requests == 1
@@ -217,15 +216,11 @@ async def test_run_structured_past_the_time_budget_answers_offline() -> None:
     trace = Trace(budget=Budget(seconds=0.2))
     hub = ModelHub(injected={"plan": FunctionModel(hang)})
     async with asyncio.timeout(5):  # "did not hang" guard, not a timing assertion
-        out = await run_structured(
-            Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
-        )
+        out = await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     [fallback] = fallbacks(trace)
     assert fallback["error"] in ("ModelRequestTimeout", "TimeoutError")
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="plan", hub=hub, trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     assert fallbacks(trace)[-1]["error"] == "budget"  # the clock has run out: not even asked
 
@@ -236,16 +231,12 @@ async def test_run_structured_does_not_hide_programming_errors() -> None:
 
     hub = ModelHub(injected={"plan": FunctionModel(bug)})
     with pytest.raises(KeyError):
-        await run_structured(
-            Agent(None, output_type=City), "x", node="plan", hub=hub, trace=Trace(), offline=lambda: PARIS
-        )
+        await run_structured(CITY, "x", node="plan", hub=hub, trace=Trace(), offline=lambda: PARIS)
 
 
 async def test_run_structured_offline_hub_never_touches_a_provider() -> None:
     trace = Trace()
-    out = await run_structured(
-        Agent(None, output_type=City), "x", node="plan", hub=ModelHub(), trace=trace, offline=lambda: PARIS
-    )
+    out = await run_structured(CITY, "x", node="plan", hub=ModelHub(), trace=trace, offline=lambda: PARIS)
     assert out == PARIS
     assert fallbacks(trace) == []
     assert trace.model_calls == {}
@@ -288,7 +279,7 @@ async def _stream_ok(messages: list[ModelMessage], info: AgentInfo) -> AsyncIter
 
 async def _stream(hub: ModelHub, trace: Trace, sent: list[str], *, live: bool = True) -> str:
     return await stream_text(
-        Agent(None),
+        TEXT,
         "hi",
         node="chat",
         hub=hub,
@@ -350,3 +341,19 @@ async def test_stream_text_not_live_delivers_a_good_reply_once() -> None:
     hub = ModelHub(injected={"chat": FunctionModel(stream_function=_stream_ok)})
     assert await _stream(hub, trace, sent, live=False) == "Hello"
     assert sent == ["Hello"]
+
+
+def test_an_offline_service_never_imports_pydantic_ai(tmp_path: Any) -> None:
+    """Start-up cost: pydantic-ai (about 0.4 s to import) loads only when a provider is asked."""
+    script = f"""
+import asyncio, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[1])!r})
+from support.harness import make_harness
+h = make_harness("sqlite:///{tmp_path / "x.db"}")
+h.add("交周报", 1, "2026-12-01 18:00")
+for text in ("这周有什么要交的", "帮我记一下明天下午三点交报告", "你好"):
+    asyncio.run(h.ask(text))
+print(sorted(m for m in sys.modules if m.split(".")[0] == "pydantic_ai"))
+"""
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert out.stdout.strip() == "[]", out.stderr[-2000:]
