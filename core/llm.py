@@ -64,15 +64,6 @@ def fallback_errors() -> tuple[type[BaseException], ...]:
     return (AgentRunError, TimeoutError, OSError, EmptyReply)
 
 
-@dataclass(frozen=True)
-class ProviderConfig:
-    """An OpenAI-compatible chat-completions endpoint and the model name to ask for."""
-
-    model: str
-    base_url: str | None = None
-    api_key: str | None = None
-
-
 @dataclass
 class ModelHub:
     """Per-node model choice.
