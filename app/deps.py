@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Annotated
 from zoneinfo import available_timezones
 
+import anyio
 from fastapi import Depends, Header, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from sqlmodel import Session
@@ -43,18 +44,27 @@ _bearer = HTTPBearer(
 )
 
 
-def get_current_user(
+async def get_current_user(
     state: StateDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> User:
-    """Bearer key → user. With no keys configured, everyone is the single local user
-    (the CLI refuses to serve that on anything but loopback). Revoked keys still count as
-    configured: revoking the last key must not open a public server to anonymous use."""
+    """Bearer key → user, remembered briefly (app/keycache.py), so most requests do no auth I/O."""
+    key = credentials.credentials.strip() if credentials else ""
+    user = state.key_cache.get(key)
+    if user is None:
+        user = await anyio.to_thread.run_sync(_user_for_key, state, key)
+        state.key_cache.put(key, user)
+    return user
+
+
+def _user_for_key(state: AppState, key: str) -> User:
+    """With no keys configured, everyone is the single local user (the CLI refuses to serve that on
+    anything but loopback). Revoked keys still count as configured: revoking the last key must not
+    open a public server to anonymous use."""
     with state.session() as session:
         if not keys_configured(session):
             user = ensure_user(session, LOCAL_USER)
             session.commit()
             return user
-        key = credentials.credentials.strip() if credentials else ""
         if not key:
             raise Unauthorized("Missing API key. Send it as 'Authorization: Bearer <key>'.")
         found = user_for_api_key(session, key)

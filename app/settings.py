@@ -30,6 +30,10 @@ class Settings(BaseSettings):
         description='Per-node model names, JSON: {"plan": "gpt-4o-mini", "reflect": "offline"}.',
     )
 
+    auth_cache_seconds: float = Field(
+        default=5.0, ge=0, description="How long who a key belongs to is remembered; a revoked key works that long."
+    )
+
     served_model_id: str = Field(default="suikou", description="The model id clients see in /v1/models.")
     accept_any_model: bool = Field(default=True, description="Accept any `model` in requests (clients vary).")
 

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.actions import build_registry
+from app.keycache import KeyCache
 from app.settings import Settings
 from core.db import make_engine, migrate
 from core.llm import ModelHub
@@ -30,6 +31,7 @@ class AppState:
     hub: ModelHub
     pipeline: Pipeline
     clock: Clock = system_clock
+    key_cache: KeyCache = field(default_factory=KeyCache)
 
     def session(self) -> Session:
         # Objects stay readable after commit: handlers return them after the session closes.
@@ -69,4 +71,5 @@ def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock
         hub=hub or hub_from_settings(settings),
         pipeline=Pipeline(build_registry()),
         clock=clock or system_clock,
+        key_cache=KeyCache(ttl_s=settings.auth_cache_seconds),
     )

@@ -7,6 +7,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -214,8 +215,15 @@ def test_local_mode_without_keys(harness: Any) -> None:
         assert titles(client, None) == ["交报告", "本地任务"]
         assert "本地任务" in ask(client, None, "全部任务")
 
-        # The first key ends local mode: anonymous calls are refused from now on.
+        # The first key ends local mode: anonymous calls are refused once the key cache
+        # (SUIKOU_AUTH_CACHE_SECONDS, 5 s) forgets who anonymous was.
+        now = [time.monotonic()]  # the cache's own clock, from here on moved by hand
+        harness.state.key_cache.clock = lambda: now[0]
+        assert client.get("/tasks").status_code == 200
         key = harness.api_key("alice")
+        now[0] += 4.9
+        assert client.get("/tasks").status_code == 200  # within the window
+        now[0] += 0.2
         assert_401(client.get("/tasks"))
         assert_401(client.post(CHAT, json={"model": "suikou", "messages": [{"role": "user", "content": "全部任务"}]}))
         assert titles(client, key) == ["别人的任务"]

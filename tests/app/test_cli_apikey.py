@@ -133,10 +133,13 @@ def test_explicit_user_is_kept(service: Harness) -> None:
 def test_first_default_key_keeps_the_keyless_tasks_reachable(service: Harness) -> None:
     service.add("本地任务", 2, "2026-12-02 10:00", user="local")
     service.add("别人的任务", 2, "2026-12-02 10:00", user="alice")
+    now = [1000.0]
+    service.state.key_cache.clock = lambda: now[0]
     with service.client() as client:
         assert titles(client, None) == {"本地任务"}  # keyless mode: everyone is `local`
         key, stderr = create()
         assert WARNING in stderr
+        now[0] += service.state.key_cache.ttl_s  # once the server's key cache forgets it
         assert client.get("/tasks").status_code == 401  # keyless mode is over
         assert titles(client, key) == {"本地任务"}
 
