@@ -23,7 +23,16 @@ from core.models import (
     TaskUpdate,
     text_rules,
 )
-from core.store import TaskFilter, complete_task, create_task, delete_task, get_task, query_tasks, update_task
+from core.store import (
+    TOTAL_CAP,
+    TaskFilter,
+    complete_task,
+    create_task,
+    delete_task,
+    get_task,
+    query_tasks,
+    update_task,
+)
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 
@@ -47,7 +56,11 @@ ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 413, 415, 500)
 
 
 class TaskList(BaseModel):
-    total: int
+    total: int = Field(
+        description=f"How many tasks match. Counting stops past {TOTAL_CAP} (or past offset + limit): "
+        "then this is that bound and total_exact is false."
+    )
+    total_exact: bool = Field(description="False when more than `total` tasks match.")
     items: list[TaskPublic]
 
 
@@ -99,7 +112,7 @@ def list_tasks(
     rows = session.exec(select(Task).where(col(Task.user_id) == user.id, col(Task.id).in_(ids))).all()
     by_id = {task.id: task for task in rows}
     items = [TaskPublic.from_task(by_id[i], now=now) for i in ids if i in by_id]
-    return TaskList(total=page.total, items=items)
+    return TaskList(total=page.total, total_exact=page.total_exact, items=items)
 
 
 @router.post("", response_model=TaskPublic, status_code=status.HTTP_201_CREATED, responses=BODY_ERRORS)

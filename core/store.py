@@ -11,10 +11,15 @@ groups. Because the CASE depends on ``now`` it can't be indexed; :func:`group_te
 quadrant filter as disjoint index ranges, which the counts use (``total`` and, for the
 ``priority`` ordering, the per-group counts that locate the page). :func:`effective_group` is the
 same rule in Python for a single, already loaded task.
+
+The hot path: :func:`query_tasks` builds each statement shape once (values are bind
+parameters), compiles it once per dialect and runs it on the driver's cursor
+(:mod:`core.prepared`), mapping rows straight to :class:`TaskRow`.
 """
 
 from __future__ import annotations
 
+import functools
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,12 +30,18 @@ import sqlalchemy as sa
 from pydantic import BaseModel, Field
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core.models import Task, TaskCreate, TaskUpdate
+from core.models import Task, TaskCreate, TaskUpdate, UTCDateTime
+from core.prepared import Prepared, db_time, fetch, prepare, read_time
 
 PROMOTABLE_GROUPS = (2, 4)
+# Matches are counted up to this many (plus the page's end); past it the total reads "1000+".
+TOTAL_CAP = 1000
+# A point in time in SQL: a datetime, or the bind parameter that carries one.
+Moment = datetime | sa.BindParameter[datetime]
 
 # ---------------------------------------------------------------------------------------------
 # types
@@ -73,15 +84,21 @@ class TaskRow:
 
 @dataclass(frozen=True)
 class TaskPage:
-    total: int  # every match, not just this page
+    total: int  # every match, not just this page; a lower bound when not total_exact
     items: list[TaskRow]
+    total_exact: bool = True  # False: more than `total` tasks match (counting stopped there)
+
+    @property
+    def total_label(self) -> str:
+        """The total as shown to people: "37", or "1000+" when counting stopped."""
+        return str(self.total) if self.total_exact else f"{self.total}+"
 
 
 # ---------------------------------------------------------------------------------------------
 # promotion
 
 
-def _promotion_condition(now: datetime, completed: bool | None = None) -> sa.ColumnElement[bool]:
+def _promotion_condition(now: Moment, completed: bool | None = None) -> sa.ColumnElement[bool]:
     open_test = [] if completed is False else [col(Task.is_completed) == sa.false()]
     return sa.and_(
         *open_test,
@@ -91,7 +108,7 @@ def _promotion_condition(now: datetime, completed: bool | None = None) -> sa.Col
     )
 
 
-def effective_group_expr(now: datetime, *, completed: bool | None = None) -> sa.ColumnElement[int]:
+def effective_group_expr(now: Moment, *, completed: bool | None = None) -> sa.ColumnElement[int]:
     """The effective group as a SQL CASE: stored group, minus one when promoted.
 
     ``completed`` is what the surrounding query already guarantees about ``is_completed``
@@ -119,7 +136,7 @@ def effective_group(task: Task, *, now: datetime) -> int:
     return task.priority_group
 
 
-def group_terms(groups: Iterable[int], *, now: datetime, completed: bool | None = None) -> list[sa.ColumnElement[bool]]:
+def group_terms(groups: Iterable[int], *, now: Moment, completed: bool | None = None) -> list[sa.ColumnElement[bool]]:
     """Disjoint, index-friendly conditions whose OR is "effective group in ``groups``".
 
     The effective group can't be indexed (it depends on ``now``), but each stored group maps to
@@ -188,12 +205,47 @@ def task_row(task: Task, *, now: datetime) -> TaskRow:
 # query
 
 
+# Bind parameters of the query shapes. Each has a placeholder value so that constant IN lists can
+# be expanded at compile time (see core.prepared); the real values are bound per call.
+_USER = sa.bindparam("user_id", 0, type_=sa.Integer)
+_NOW = sa.bindparam("now", None, type_=UTCDateTime())
+_AFTER = sa.bindparam("time_after", None, type_=UTCDateTime())
+_BEFORE = sa.bindparam("time_before", None, type_=UTCDateTime())
+_PATTERN = sa.bindparam("pattern", "", type_=sa.String)
+_GROUP = sa.bindparam("group", 0, type_=sa.Integer)
+_LIMIT = sa.bindparam("limit", 0, type_=sa.Integer)
+_OFFSET = sa.bindparam("offset", 0, type_=sa.Integer)
+_CAP = sa.bindparam("cap", 0, type_=sa.Integer)
+
 _TIME_COLUMNS = {
     "deadline": col(Task.deadline_at),
     "completed": col(Task.completed_at),
     "created": col(Task.created_at),
 }
 _GROUPS = (1, 2, 3, 4)
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What about a filter changes the SQL text; values (user, now, bounds, pattern, page) don't.
+
+    Statements are built and compiled once per shape and dialect (:func:`_prepared`)."""
+
+    dialect: str
+    completed: bool | None  # what the filter fixes is_completed to (None: both)
+    time_field: str
+    after: bool
+    before: bool
+    only_overdue: bool
+    keyword: Literal["", "like", "ilike"]
+    wanted: tuple[int, ...] | None  # effective groups; None: all
+    sort_by: str
+    order: str
+
+    @property
+    def split(self) -> bool:
+        # A keyword makes every count a scan of the user's titles anyway: one pass, not one per term.
+        return not self.keyword
 
 
 def _completion(flt: TaskFilter) -> bool | None:
@@ -206,52 +258,76 @@ def _completion(flt: TaskFilter) -> bool | None:
     return None
 
 
-def _base_conditions(
-    user_id: int, flt: TaskFilter, completed: bool | None, now: datetime, dialect: str
-) -> list[sa.ColumnElement[bool]]:
+def _shape(flt: TaskFilter, dialect: str) -> _Shape:
+    completed = _completion(flt)
+    keyword = (flt.keyword or "").strip()
+    return _Shape(
+        dialect=dialect,
+        completed=completed,
+        time_field=flt.time_field,
+        # "Today" with what is overdue: no lower bound on open tasks' deadlines.
+        after=flt.time_after is not None and not (flt.with_overdue and completed is False),
+        before=flt.time_before is not None,
+        only_overdue=flt.only_overdue,
+        keyword="" if not keyword else ("like" if dialect != "postgresql" or _caseless(keyword) else "ilike"),
+        wanted=tuple(sorted(set(flt.quadrants))) if flt.quadrants else None,
+        sort_by=flt.sort_by,
+        order=flt.order,
+    )
+
+
+def _values(flt: TaskFilter, user_id: int, now: datetime, dialect: str) -> dict[str, Any]:
+    """The run-time values of a filter's statements (see the bind parameters above)."""
+    values: dict[str, Any] = {"user_id": user_id, "now": db_time(now, dialect)}
+    if flt.time_after is not None:
+        values["time_after"] = db_time(flt.time_after, dialect)
+    if flt.time_before is not None:
+        values["time_before"] = db_time(flt.time_before, dialect)
+    keyword = (flt.keyword or "").strip()
+    if keyword:
+        values["pattern"] = _like_pattern(keyword)
+    return values
+
+
+def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
     """Every condition except the quadrant filter (see :func:`group_terms`)."""
-    conds: list[sa.ColumnElement[bool]] = [col(Task.user_id) == user_id]
-    time_col = _TIME_COLUMNS[flt.time_field]
-    if completed is not None:
-        conds.append(col(Task.is_completed) == sa.true() if completed else col(Task.is_completed) == sa.false())
-    elif flt.time_after is not None or flt.time_before is not None:
+    conds: list[sa.ColumnElement[bool]] = [col(Task.user_id) == _USER]
+    time_col = _TIME_COLUMNS[shape.time_field]
+    done = col(Task.is_completed)
+    if shape.completed is not None:
+        conds.append(done == sa.true() if shape.completed else done == sa.false())
+    elif shape.after or shape.before:
         # Always true (NOT NULL column), but it lets both planners seek the time range inside
         # each is_completed value of the (user_id, is_completed, <time>, ...) indexes instead
         # of reading all of the user's rows.
-        conds.append(col(Task.is_completed).in_([False, True]))
-
-    if flt.only_overdue:
-        conds.append(col(Task.deadline_at) < now)
-
-    if flt.time_after is not None and not (flt.with_overdue and completed is False):
-        conds.append(time_col >= flt.time_after)
-    if flt.time_before is not None:
-        conds.append(time_col <= flt.time_before)
-
-    keyword = (flt.keyword or "").strip()
-    if keyword:
-        conds.append(_keyword_condition(keyword, dialect))
+        conds.append(done.in_([False, True]))
+    if shape.only_overdue:
+        conds.append(col(Task.deadline_at) < _NOW)
+    if shape.after:
+        conds.append(time_col >= _AFTER)
+    if shape.before:
+        conds.append(time_col <= _BEFORE)
+    if shape.keyword:
+        conds.append(_keyword_condition(shape.keyword))
     return conds
 
 
-def _keyword_condition(keyword: str, dialect: str) -> sa.ColumnElement[bool]:
-    """Case-insensitive literal substring: %, _ and the escape character match themselves.
-
-    The pattern is built once in Python (not per row in SQL). SQLite's LIKE is already
-    case-insensitive (for ASCII, like its lower()); PostgreSQL uses ILIKE — or plain LIKE
-    when the keyword has no cased character (e.g. '报告'), where case-insensitivity cannot
-    change the result and LIKE is several times cheaper than ILIKE on non-ASCII text.
-    """
+def _like_pattern(keyword: str) -> str:
+    """A literal substring as a LIKE pattern: %, _ and the escape character match themselves."""
     escaped = keyword.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = f"%{escaped}%"
+    return f"%{escaped}%"
+
+
+def _keyword_condition(mode: Literal["like", "ilike"]) -> sa.ColumnElement[bool]:
+    """Case-insensitive substring of the title, with the pattern built once in Python.
+
+    SQLite's LIKE is already case-insensitive (for ASCII, like its lower()); PostgreSQL uses
+    ILIKE — or plain LIKE when the keyword has no cased character (e.g. '报告'), where
+    case-insensitivity cannot change the result and LIKE is several times cheaper than ILIKE on
+    non-ASCII text.
+    """
     title = col(Task.title)
-    if dialect == "postgresql":
-        if _caseless(keyword):
-            return title.like(pattern, escape="\\")
-        return title.ilike(pattern, escape="\\")
-    if dialect == "sqlite":
-        return title.like(pattern, escape="\\")
-    return sa.func.lower(title).like(pattern.lower(), escape="\\")  # pragma: no cover
+    return title.ilike(_PATTERN, escape="\\") if mode == "ilike" else title.like(_PATTERN, escape="\\")
 
 
 def _caseless(text: str) -> bool:
@@ -259,38 +335,10 @@ def _caseless(text: str) -> bool:
     return all(c.lower() == c == c.upper() and not unicodedata.combining(c) for c in text)
 
 
-def _count(
-    session: Session,
-    base: list[sa.ColumnElement[bool]],
-    eff: sa.ColumnElement[int],
-    wanted: list[int] | None,
-    *,
-    now: datetime,
-    completed: bool | None,
-    split: bool,
-) -> int:
-    """COUNT(*) of ``base`` and, with ``wanted``, "effective group in ``wanted``".
-
-    With ``split``, the quadrant filter is :func:`group_terms` and the statement sums one COUNT
-    per (disjoint) term: each is a range count on an index. One COUNT over their OR makes SQLite
-    union row-id sets ("MULTI-INDEX OR", ~4x slower at 100k tasks) and PostgreSQL OR bitmaps.
-    Without ``split`` (a keyword: the user's titles are scanned anyway) it is one pass with the
-    CASE as a filter.
-    """
-
-    def count(*extra: sa.ColumnElement[bool]) -> sa.Select[Any]:
-        return sa.select(sa.func.count()).select_from(Task).where(*base, *extra)
-
-    if wanted is None:
-        stmt = count()
-    elif split:
-        terms = group_terms(wanted, now=now, completed=completed)
-        if not terms:
-            return 0
-        stmt = sa.select(_sum([count(t).scalar_subquery() for t in terms]))
-    else:
-        stmt = count(eff.in_(wanted))
-    return int(session.execute(stmt).scalar_one())
+def _capped_count(*conds: sa.ColumnElement[bool]) -> sa.Select[Any]:
+    """How many rows match, reading at most ``cap`` of them (an index range stops there)."""
+    matches = sa.select(sa.literal_column("1")).select_from(Task).where(*conds).limit(_CAP).subquery()
+    return sa.select(sa.func.count()).select_from(matches)
 
 
 def _sum(values: list[sa.ScalarSelect[Any]]) -> sa.ColumnElement[int]:
@@ -300,48 +348,56 @@ def _sum(values: list[sa.ScalarSelect[Any]]) -> sa.ColumnElement[int]:
     return total
 
 
-def _group_counts(
-    session: Session,
-    base: list[sa.ColumnElement[bool]],
-    eff: sa.ColumnElement[int],
-    groups: list[int],
-    *,
-    now: datetime,
-    completed: bool | None,
-    split: bool,
-) -> dict[int, int]:
-    """Matches per effective group, in one statement.
+def _count_of(shape: _Shape, groups: tuple[int, ...] | None) -> sa.ColumnElement[int] | sa.Select[Any]:
+    """Matches of the shape's base conditions in ``groups`` (None: any group), capped per term.
 
-    ``split``: for each group, a sum of per-term range counts (as in :func:`_count`);
-    otherwise one pass with a ``SUM(CASE WHEN <effective group> = g THEN 1 ELSE 0 END)`` per group.
+    Without a keyword the quadrant filter is :func:`group_terms` and the count sums one capped
+    count per (disjoint) term: each is a range count on an index. One COUNT over their OR makes
+    SQLite union row-id sets ("MULTI-INDEX OR", ~4x slower at 100k tasks) and PostgreSQL OR
+    bitmaps. With a keyword it is one pass with the CASE as a filter.
     """
-    if split:
-        columns: list[sa.ColumnElement[int]] = []
-        for g in groups:
-            terms = group_terms([g], now=now, completed=completed)
-            subqueries = [sa.select(sa.func.count()).select_from(Task).where(*base, t).scalar_subquery() for t in terms]
-            columns.append(_sum(subqueries) if subqueries else sa.literal(0))
-        row = session.execute(sa.select(*columns)).one()
-    else:
-        sums = [sa.func.sum(sa.case((eff == g, 1), else_=0)) for g in groups]
-        stmt = sa.select(*sums).select_from(Task).where(*base)
-        if set(groups) != set(_GROUPS):
-            stmt = stmt.where(eff.in_(groups))
-        row = session.execute(stmt).one()
-    return {g: int(n or 0) for g, n in zip(groups, row, strict=True)}
+    base = _base_conditions(shape)
+    if groups is None:
+        return _capped_count(*base)
+    if not shape.split:
+        eff = effective_group_expr(_NOW, completed=shape.completed)
+        return _capped_count(*base, eff == groups[0] if len(groups) == 1 else eff.in_(groups))
+    terms = group_terms(groups, now=_NOW, completed=shape.completed)
+    if not terms:
+        return sa.literal(0)
+    return _sum([_capped_count(*base, term).scalar_subquery() for term in terms])
 
 
-def _ordering(flt: TaskFilter, eff: sa.ColumnElement[int]) -> list[Any]:
+def _build_count(shape: _Shape) -> sa.Select[Any]:
+    count = _count_of(shape, shape.wanted)
+    return count if isinstance(count, sa.Select) else sa.select(count)
+
+
+def _build_group_counts(shape: _Shape) -> sa.Select[Any]:
+    """Capped matches per effective group in one statement (the ``priority`` ordering's)."""
+    columns = []
+    for g in _priority_groups(shape):
+        count = _count_of(shape, (g,))
+        columns.append(count.scalar_subquery() if isinstance(count, sa.Select) else count)
+    return sa.select(*columns)
+
+
+def _priority_groups(shape: _Shape) -> list[int]:
+    groups = [g for g in _GROUPS if shape.wanted is None or g in shape.wanted]
+    return groups[::-1] if shape.order == "desc" else groups
+
+
+def _ordering(shape: _Shape, eff: sa.ColumnElement[int]) -> list[Any]:
     deadline = col(Task.deadline_at)
     task_id = col(Task.id)
-    desc = flt.order == "desc"
+    desc = shape.order == "desc"
     # NULL deadlines sort last in both directions and on both backends (SQLite's default puts
     # NULLs first for ASC, PostgreSQL's last). Written as NULLS LAST rather than an
     # "IS NULL" sort key so that both planners can walk ix_tasks_user_open_deadline in order
     # and stop after LIMIT rows, sorting only ties on the effective group.
-    if flt.sort_by == "id":
+    if shape.sort_by == "id":
         return [task_id.desc() if desc else task_id.asc()]
-    if flt.sort_by == "priority":  # within one effective group (see _priority_page)
+    if shape.sort_by == "priority":  # within one effective group (see _priority_page)
         return [deadline.asc().nulls_last(), task_id.asc()]
     return [
         (deadline.desc() if desc else deadline.asc()).nulls_last(),
@@ -350,16 +406,18 @@ def _ordering(flt: TaskFilter, eff: sa.ColumnElement[int]) -> list[Any]:
     ]
 
 
-def _page(
-    session: Session,
-    conds: list[sa.ColumnElement[bool]],
-    eff: sa.ColumnElement[int],
-    ordering: list[Any],
-    *,
-    limit: int,
-    offset: int,
-) -> list[TaskRow]:
-    stmt = (
+def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
+    """A page of rows: of one effective group (``:group``, for ``priority``) or of the shape's."""
+    eff = effective_group_expr(_NOW, completed=shape.completed)
+    conds = _base_conditions(shape)
+    if one_group:
+        conds.append(eff == _GROUP)
+    elif shape.wanted is not None:
+        # The page keeps the CASE as its quadrant filter: it is not an index range, so the planner
+        # walks ix_tasks_user_open_deadline in order, filters on its covered columns and stops
+        # after LIMIT rows. (Given group_terms' ranges, SQLite would read and sort every match.)
+        conds.append(eff.in_(shape.wanted))
+    return (
         sa.select(
             col(Task.id),
             col(Task.title),
@@ -372,96 +430,119 @@ def _page(
             col(Task.created_at),
         )
         .where(*conds)
-        .order_by(*ordering)
-        .limit(limit)
-        .offset(offset)
+        .order_by(*_ordering(shape, eff))
+        .limit(_LIMIT)
+        .offset(_OFFSET)
     )
-    return [
-        TaskRow(
-            id=r.id,
-            title=r.title,
-            priority_group=r.priority_group,
-            effective_group=r.effective_group,
-            deadline_at=r.deadline_at,
-            urgency_threshold_at=r.urgency_threshold_at,
-            is_completed=bool(r.is_completed),
-            completed_at=r.completed_at,
-            created_at=r.created_at,
-            promoted=r.effective_group != r.priority_group,
-        )
-        for r in session.execute(stmt)
-    ]
 
 
-def query_tasks(session: Session, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
-    """One page of a user's tasks plus the total number of matches.
+_BUILDERS = {
+    "count": _build_count,
+    "group_counts": _build_group_counts,
+    "page": lambda shape: _build_page(shape, one_group=False),
+    "group_page": lambda shape: _build_page(shape, one_group=True),
+}
+_DIALECTS: dict[str, Dialect] = {}
+
+
+@functools.lru_cache(maxsize=1024)
+def _prepared(kind: str, shape: _Shape) -> Prepared:
+    return prepare(_BUILDERS[kind](shape), _DIALECTS[shape.dialect])
+
+
+class _Reader:
+    """Runs one query's prepared statements on one connection and maps rows to :class:`TaskRow`."""
+
+    def __init__(self, conn: sa.Connection, shape: _Shape, values: dict[str, Any]) -> None:
+        self.conn, self.shape, self.values = conn, shape, values
+        self.read_time = read_time(shape.dialect)
+
+    def run(self, kind: str, **extra: Any) -> list[tuple[Any, ...]]:
+        return fetch(self.conn, _prepared(kind, self.shape), {**self.values, **extra} if extra else self.values)
+
+    def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
+        t = self.read_time
+        return [
+            TaskRow(
+                id=r[0],
+                title=r[1],
+                priority_group=r[2],
+                effective_group=r[3],
+                deadline_at=t(r[4]),
+                urgency_threshold_at=t(r[5]),
+                is_completed=bool(r[6]),
+                completed_at=t(r[7]),
+                created_at=t(r[8]),  # type: ignore[arg-type]  # NOT NULL column
+                promoted=r[3] != r[2],
+            )
+            for r in self.run(kind, **extra)
+        ]
+
+
+def _connection(db: Session | sa.Connection) -> sa.Connection:
+    connection = db.connection() if isinstance(db, Session) else db
+    name = connection.dialect.name
+    if name not in _DIALECTS:
+        # The statements compile alike for any engine of one dialect (the SQL is plain: CASE,
+        # COUNT, LIMIT, NULLS LAST), so the first engine's dialect object serves them all.
+        _DIALECTS.setdefault(name, connection.dialect)
+    return connection
+
+
+def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
+    """One page of a user's tasks plus the number of matches (exact up to ``TOTAL_CAP``).
 
     Filter, promotion, ordering and LIMIT/OFFSET all run in SQL; only the page's rows are
-    loaded. ``deadline`` and ``id`` orderings: one COUNT statement for ``total`` and one page
-    statement with the same WHERE. ``priority``: one statement counts the matches of each
-    effective group (``total`` is their sum), then the page is read group by group — only the
-    group(s) it spans, each ordered by deadline, so the planner walks the deadline index
-    instead of sorting every match on a value that depends on ``now``.
+    loaded. ``deadline`` and ``id`` orderings: one capped COUNT statement for ``total`` and one
+    page statement with the same WHERE. ``priority``: one statement counts the matches of each
+    effective group (capped), then the page is read group by group — only the group(s) it spans,
+    each ordered by deadline, so the planner walks the deadline index instead of sorting every
+    match on a value that depends on ``now``.
+
+    Counting stops at ``max(TOTAL_CAP, offset + limit) + 1`` matches, so its cost doesn't grow
+    with the table; beyond that, ``total`` is that bound minus one and ``total_exact`` is False.
 
     Ordering: ``deadline`` — deadline (NULLs last), then effective group, then id;
     ``priority`` — effective group, then deadline (NULLs last), then id; ``id`` — id.
     ``order`` reverses the primary key only; the tie-breakers stay ascending, and NULL
     deadlines stay last.
     """
-    completed = _completion(flt)
-    eff = effective_group_expr(now, completed=completed)
-    base = _base_conditions(user_id, flt, completed, now, session.get_bind().dialect.name)
-    wanted = sorted(set(flt.quadrants)) if flt.quadrants else None
-    # A keyword makes every count a scan of the user's titles anyway: one pass, not one per term.
-    split = not (flt.keyword or "").strip()
-
+    conn = _connection(db)
+    shape = _shape(flt, conn.dialect.name)
+    if shape.wanted is not None and not set(shape.wanted) & set(_GROUPS):
+        return TaskPage(total=0, items=[])  # no effective group outside 1..4 exists
+    cap = max(TOTAL_CAP, flt.offset + flt.limit) + 1
+    reader = _Reader(conn, shape, {**_values(flt, user_id, now, shape.dialect), "cap": cap})
     if flt.sort_by == "priority":
-        return _priority_page(session, flt, base, eff, wanted, now=now, completed=completed, split=split)
+        return _priority_page(reader, flt, cap)
 
-    total = _count(session, base, eff, wanted, now=now, completed=completed, split=split)
+    counted = int(reader.run("count")[0][0])
+    total, exact = (counted, True) if counted < cap else (cap - 1, False)
     if total == 0 or flt.limit == 0 or flt.offset >= total:
-        return TaskPage(total=total, items=[])
-    # The page keeps the CASE as its quadrant filter: it is not an index range, so the planner
-    # walks ix_tasks_user_open_deadline in order, filters on its covered columns and stops after
-    # LIMIT rows. (Given group_terms' ranges, SQLite would read and sort every match instead.)
-    conds = base if wanted is None else [*base, eff.in_(wanted)]
-    items = _page(session, conds, eff, _ordering(flt, eff), limit=flt.limit, offset=flt.offset)
-    return TaskPage(total=total, items=items)
+        return TaskPage(total=total, items=[], total_exact=exact)
+    items = reader.rows("page", limit=flt.limit, offset=flt.offset)
+    return TaskPage(total=total, items=items, total_exact=exact)
 
 
-def _priority_page(
-    session: Session,
-    flt: TaskFilter,
-    base: list[sa.ColumnElement[bool]],
-    eff: sa.ColumnElement[int],
-    wanted: list[int] | None,
-    *,
-    now: datetime,
-    completed: bool | None,
-    split: bool,
-) -> TaskPage:
-    groups = [g for g in _GROUPS if wanted is None or g in wanted]
-    if flt.order == "desc":
-        groups.reverse()
-    if not groups:
-        return TaskPage(total=0, items=[])
-    counts = _group_counts(session, base, eff, groups, now=now, completed=completed, split=split)
-    total = sum(counts.values())
+def _priority_page(reader: _Reader, flt: TaskFilter, cap: int) -> TaskPage:
+    groups = _priority_groups(reader.shape)
+    counts = dict(zip(groups, (int(n or 0) for n in reader.run("group_counts")[0]), strict=True))
+    # A capped group count is at least offset + limit + 1, so locating the page never skips it.
+    exact = all(n < cap for n in counts.values())
+    total = sum(counts.values()) if exact else cap - 1
     if total == 0 or flt.limit == 0 or flt.offset >= total:
-        return TaskPage(total=total, items=[])
+        return TaskPage(total=total, items=[], total_exact=exact)
     items: list[TaskRow] = []
     skip = flt.offset
-    ordering = _ordering(flt, eff)
     for g in groups:
         if skip >= counts[g]:
             skip -= counts[g]
             continue
-        conds = [*base, eff == g]
-        items += _page(session, conds, eff, ordering, limit=flt.limit - len(items), offset=skip)
+        items += reader.rows("group_page", group=g, limit=flt.limit - len(items), offset=skip)
         skip = 0
         if len(items) >= flt.limit:
             break
-    return TaskPage(total=total, items=items)
+    return TaskPage(total=total, items=items, total_exact=exact)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -596,6 +677,7 @@ def delete_task(session: Session, user_id: int, task_id: int) -> bool:
 
 
 __all__ = [
+    "TOTAL_CAP",
     "TaskFilter",
     "TaskPage",
     "TaskRow",

@@ -69,7 +69,9 @@ class ToolQuery(BaseNode[QueryState, QueryDeps, str]):
         assert state.filter is not None
         with turn.trace.node("tool_query", "查询任务") as span:
             state.page = await steps.run_query(turn, state.filter, state.now)
-            span.done(f"匹配 {state.page.total} 条，本页 {len(state.page.items)} 条", total=state.page.total)
+            page = state.page
+            exact = {} if page.total_exact else {"total_exact": False}
+            span.done(f"匹配 {page.total_label} 条，本页 {len(page.items)} 条", total=page.total, **exact)
         first_attempt = state.retries == 0 and not state.broadened
         if state.page.total == 0 and first_attempt and turn.config.max_reflect_retries > 0:
             with turn.trace.node("broaden", "没有结果，自动放宽条件") as span:

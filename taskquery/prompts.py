@@ -101,7 +101,7 @@ def reflect_prompt(
     if relaxed:
         lines.append(f"Nothing matched the plan, so code relaxed it: {relaxed}.")
     lines += [
-        f"Matches: {page.total} in total, {len(page.items)} on this page.",
+        f"Matches: {page.total_label} in total, {len(page.items)} on this page.",
         "<tasks>",
         json.dumps(sample, ensure_ascii=False),
         "</tasks>",

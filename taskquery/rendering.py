@@ -28,6 +28,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "more": "「再来 {count} 个」",
         "or_all": "或「全部」",
         "tail": "还有 {remaining} 条没列出，说{more}可以继续看。",
+        "tail_uncounted": "还有更多没列出，说{more}可以继续看。",
         "no_result": NO_RESULT_HINT,
         "all_shown": "这些就是全部了：一共 {total} 条，前面都已经列出。",
     },
@@ -45,6 +46,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "more": '"{count} more"',
         "or_all": ' or "all"',
         "tail": "{remaining} more not listed — say {more} to see them.",
+        "tail_uncounted": "More not listed — say {more} to see them.",
         "no_result": 'Try other words, or ask for "all tasks".',
         "all_shown": "That's all: {total} in total, all listed above.",
     },
@@ -155,11 +157,15 @@ def render_list(
     text = _TEXTS[locale]
     shown = len(page.items)
     header = text["header_one" if shown == 1 else "header_many"].format(shown=shown)
-    header += text["of_total"].format(total=page.total) if page.total > shown else text["end_header"]
+    more_exist = page.total > shown or not page.total_exact
+    header += text["of_total"].format(total=page.total_label) if more_exist else text["end_header"]
     lines = [header]
     lines += [task_line(offset + i + 1, task, tz, now, locale=locale) for i, task in enumerate(page.items)]
     remaining = page.total - offset - shown
-    if remaining > 0:
+    if not page.total_exact:  # counting stopped: how many remain is not known, only that some do
+        more = text["more"].format(count=5) + (text["or_all"] if offer_all else "")
+        lines.append(text["tail_uncounted"].format(more=more))
+    elif remaining > 0:
         more = text["more"].format(count=min(remaining, 5)) + (text["or_all"] if offer_all else "")
         lines.append(text["tail"].format(remaining=remaining, more=more))
     return "\n".join(lines)
@@ -179,7 +185,7 @@ def render_answer(
     tasks (not completed, deadline before `now`) as such; every caller should pass it."""
     text = _TEXTS[locale]
     if not page.items and page.total > 0:
-        return f"{prefix}\n{text['all_shown'].format(total=page.total)}"
+        return f"{prefix}\n{text['all_shown'].format(total=page.total_label)}"
     if not page.items:
         return f"{prefix}\n{text['no_result']}"
     body = render_list(page, tz, offset=offset, now=now, offer_all=offer_all, locale=locale)

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from core import store
 from support.check_stream import schema_errors
 
 # The harness clock: Monday 2026-11-30 10:00 in Shanghai (02:00 UTC).
@@ -186,7 +187,22 @@ def test_paging(seeded: tuple[TestClient, dict[str, str]]) -> None:
     page = client.get("/tasks", headers=h, params={"limit": 2, "offset": 1}).json()
     assert page["total"] == 5
     assert [t["title"] for t in page["items"]] == ["交周报", "买猫粮"]
-    assert client.get("/tasks", headers=h, params={"offset": 10}).json() == {"total": 5, "items": []}
+    assert client.get("/tasks", headers=h, params={"offset": 10}).json() == {
+        "total": 5,
+        "total_exact": True,
+        "items": [],
+    }
+
+
+def test_total_past_the_count_cap_is_a_marked_bound(
+    seeded: tuple[TestClient, dict[str, str]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client, h = seeded
+    monkeypatch.setattr(store, "TOTAL_CAP", 2)
+    page = client.get("/tasks", headers=h, params={"limit": 1}).json()
+    assert (page["total"], page["total_exact"], [t["title"] for t in page["items"]]) == (2, False, ["缴电费"])
+    deep = client.get("/tasks", headers=h, params={"limit": 2, "offset": 3}).json()
+    assert (deep["total"], deep["total_exact"]) == (5, True)  # the page's end raises the bound
 
 
 # --- validation ------------------------------------------------------------------------------------------

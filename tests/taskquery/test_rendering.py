@@ -122,6 +122,22 @@ def test_render_list_chinese_is_unchanged() -> None:
     assert render_list(TaskPage(total=1, items=rows(1)), TZ, locale="zh").splitlines()[0] == "给你整理了 1 条任务："
 
 
+def test_render_list_when_counting_stopped_says_more_without_a_number() -> None:
+    page = TaskPage(total=1000, items=rows(2), total_exact=False)
+    assert render_list(page, TZ).splitlines() == [
+        "给你整理了 2 条任务（共 1000+ 条匹配）：",
+        "1. t0（简单不重要）",
+        "2. t1（简单不重要）",
+        "还有更多没列出，说「再来 5 个」或「全部」可以继续看。",
+    ]
+    # Even when this page reaches the counted bound, more exist: the tail still says so.
+    last = TaskPage(total=3, items=rows(2), total_exact=False)
+    assert render_list(last, TZ, offset=1, offer_all=False, locale="en").splitlines()[::3] == [
+        "Here are 2 tasks (3+ matches):",
+        'More not listed — say "5 more" to see them.',
+    ]
+
+
 # --- answers -------------------------------------------------------------------------------------
 
 
