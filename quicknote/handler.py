@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from core.graphrun import run_nodes
 from quicknote import steps
-from quicknote.graph import quick_note_graph
+from quicknote.graph import Extract, quick_note_graph
 from quicknote.rendering import confirmation
 from quicknote.state import NoteDeps, NoteState
 from route.turn import Turn
@@ -25,7 +26,7 @@ async def handle_quick_note(turn: Turn) -> str:
         answer = confirmation(existing, turn.tz, turn.now, turn.locale, again=True)
     else:
         state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
-        answer = await quick_note_graph().run(state=state, deps=NoteDeps(turn), inputs=None)
+        answer = await run_nodes(quick_note_graph(), Extract(), state=state, deps=NoteDeps(turn))
     turn.on_content(answer)
     return answer
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.graphrun import run_nodes
 from route.turn import Turn
 from taskquery import steps
-from taskquery.graph import task_query_graph
+from taskquery.graph import Plan, task_query_graph
 from taskquery.state import QueryDeps, QueryState
 
 DESCRIPTION = (
@@ -18,7 +19,7 @@ DESCRIPTION = (
 
 async def handle_task_query(turn: Turn) -> str:
     state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
-    answer = await task_query_graph().run(state=state, deps=QueryDeps(turn), inputs=None)
+    answer = await run_nodes(task_query_graph(), Plan(), state=state, deps=QueryDeps(turn))
     turn.trace.notes.update(
         retries=state.retries,
         broadened=state.broadened,
