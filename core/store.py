@@ -19,6 +19,7 @@ parameters), compiles it once per dialect and runs it on the driver's cursor
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import unicodedata
 from collections.abc import Iterable
@@ -387,9 +388,9 @@ def _priority_groups(shape: _Shape) -> list[int]:
     return groups[::-1] if shape.order == "desc" else groups
 
 
-def _ordering(shape: _Shape, eff: sa.ColumnElement[int]) -> list[Any]:
-    deadline = col(Task.deadline_at)
-    task_id = col(Task.id)
+def _ordering(shape: _Shape, rows: Any) -> list[Any]:
+    """The page's ORDER BY over ``rows``' columns (``id``, ``deadline_at``, ``effective_group``)."""
+    deadline, task_id, eff = rows.deadline_at, rows.id, rows.effective_group
     desc = shape.order == "desc"
     # NULL deadlines sort last in both directions and on both backends (SQLite's default puts
     # NULLs first for ASC, PostgreSQL's last). Written as NULLS LAST rather than an
@@ -406,8 +407,14 @@ def _ordering(shape: _Shape, eff: sa.ColumnElement[int]) -> list[Any]:
     ]
 
 
-def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
-    """A page of rows: of one effective group (``:group``, for ``priority``) or of the shape's."""
+class _TaskColumns:
+    """The table's columns under the names :func:`_ordering` reads, with the effective group."""
+
+    def __init__(self, eff: sa.ColumnElement[int]) -> None:
+        self.id, self.deadline_at, self.effective_group = col(Task.id), col(Task.deadline_at), eff
+
+
+def _page_select(shape: _Shape, *, one_group: bool, window: sa.BindParameter[int] | None = None) -> Any:
     eff = effective_group_expr(_NOW, completed=shape.completed)
     conds = _base_conditions(shape)
     if one_group:
@@ -417,7 +424,7 @@ def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
         # walks ix_tasks_user_open_deadline in order, filters on its covered columns and stops
         # after LIMIT rows. (Given group_terms' ranges, SQLite would read and sort every match.)
         conds.append(eff.in_(shape.wanted))
-    return (
+    stmt = (
         sa.select(
             col(Task.id),
             col(Task.title),
@@ -430,10 +437,28 @@ def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
             col(Task.created_at),
         )
         .where(*conds)
-        .order_by(*_ordering(shape, eff))
-        .limit(_LIMIT)
-        .offset(_OFFSET)
+        .order_by(*_ordering(shape, _TaskColumns(eff)))
     )
+    return stmt.limit(window) if window is not None else stmt.limit(_LIMIT).offset(_OFFSET)
+
+
+def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
+    """A page of rows: of one effective group (``:group``, for ``priority``) or of the shape's.
+
+    Open and completed tasks together, in deadline order: no index walks both in that order, so
+    a planner would sort every match. Instead each state walks its own range of
+    ix_tasks_user_open_deadline for the first ``offset + limit`` rows, and the page is cut from
+    their merge (UNION ALL of the two, sorted: at most twice the page's end).
+    """
+    if shape.completed is not None or shape.sort_by == "id":
+        return _page_select(shape, one_group=one_group)
+    window = sa.bindparam("window", 0, type_=sa.Integer)
+    branches = [
+        _page_select(dataclasses.replace(shape, completed=state), one_group=one_group, window=window).subquery()
+        for state in (False, True)
+    ]
+    merged = sa.union_all(*(sa.select(*branch.c) for branch in branches)).subquery()
+    return sa.select(*merged.c).order_by(*_ordering(shape, merged.c)).limit(_LIMIT).offset(_OFFSET)
 
 
 _BUILDERS = {
@@ -520,7 +545,7 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
     total, exact = (counted, True) if counted < cap else (cap - 1, False)
     if total == 0 or flt.limit == 0 or flt.offset >= total:
         return TaskPage(total=total, items=[], total_exact=exact)
-    items = reader.rows("page", limit=flt.limit, offset=flt.offset)
+    items = reader.rows("page", limit=flt.limit, offset=flt.offset, window=flt.offset + flt.limit)
     return TaskPage(total=total, items=items, total_exact=exact)
 
 
@@ -538,7 +563,8 @@ def _priority_page(reader: _Reader, flt: TaskFilter, cap: int) -> TaskPage:
         if skip >= counts[g]:
             skip -= counts[g]
             continue
-        items += reader.rows("group_page", group=g, limit=flt.limit - len(items), offset=skip)
+        limit = flt.limit - len(items)
+        items += reader.rows("group_page", group=g, limit=limit, offset=skip, window=skip + limit)
         skip = 0
         if len(items) >= flt.limit:
             break
