@@ -103,6 +103,7 @@ def seed_database(url: str, n: int, *, now: datetime, seed: int = 7) -> None:
     from core.accounts import LOCAL_USER, ensure_user
     from core.db import make_engine, migrate
     from core.models import Task
+    from core.titlegrams import reindex_all
 
     rng = random.Random(seed)
     engine = make_engine(url)
@@ -113,6 +114,7 @@ def seed_database(url: str, n: int, *, now: datetime, seed: int = 7) -> None:
             session.commit()
         with engine.begin() as conn:
             conn.execute(sa.insert(Task), [_task_row(rng, user_id, i, now) for i in range(n)])
+            reindex_all(conn)  # rows inserted behind the store's back need their title grams
         with engine.connect() as conn:
             conn.exec_driver_sql("ANALYZE")
     finally:

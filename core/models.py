@@ -40,9 +40,11 @@ priority_group)``
     "What did I add recently": a range on ``created_at``, covering the count.
 ``ix_tasks_user_state_title (user_id, is_completed, title, priority_group,
 urgency_threshold_at)``
-    Keyword search. A substring (``LIKE '%kw%'``) can't seek in a B-tree, so the user's titles
-    are scanned; scanning this index instead of the table reads far fewer pages, and the
-    trailing columns cover a quadrant filter on the same pass.
+    Keyword search when it scans. A substring (``LIKE '%kw%'``) can't seek in a B-tree; a rare
+    keyword is looked up in ``task_title_grams`` (the title n-gram index, :mod:`core.titlegrams`),
+    but a common one is faster scanned, because the page and the capped count stop early: then
+    this index is read instead of the table (far fewer pages), its trailing columns covering a
+    quadrant filter on the same pass.
 ``uq_tasks_user_source_key (user_id, source_key)`` (unique constraint)
     Idempotent creation: one task per chat turn per user, enforced by the database, so it
     holds across processes. NULL source keys never conflict.
@@ -360,6 +362,7 @@ __all__ = [
     "TaskBase",
     "TaskCreate",
     "TaskPublic",
+    "TaskTitleGram",
     "TaskUpdate",
     "UTCDateTime",
     "User",
@@ -369,3 +372,33 @@ __all__ = [
     "utcnow",
     "whole_number",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# task_title_grams (maintained by core.titlegrams)
+
+
+class TaskTitleGram(SQLModel, table=True):
+    """One row per (user, gram, task): the title n-gram index of keyword search.
+
+    The grams of a title are its distinct case-folded unigrams and bigrams (see
+    :mod:`core.titlegrams`, which writes and queries this table). The primary key
+    ``(user_id, gram, task_id)`` is the posting list of a gram within one user's tasks; on SQLite
+    the table is ``WITHOUT ROWID``, so those postings are the table itself.
+    ``ix_task_title_grams_task_id`` serves the ``ON DELETE CASCADE`` from ``tasks`` and re-indexing
+    a task after a title change. ``user_id`` is the task's (denormalised; tasks never change user).
+    """
+
+    __tablename__ = "task_title_grams"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    user_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    gram: str = Field(primary_key=True, sa_type=sa.Text)
+    task_id: int = Field(
+        primary_key=True,
+        foreign_key="tasks.id",
+        ondelete="CASCADE",
+        index=True,
+        sa_column_kwargs={"autoincrement": False},
+    )
+

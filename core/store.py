@@ -35,6 +35,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from core import titlegrams
 from core.models import Task, TaskCreate, TaskUpdate, UTCDateTime
 from core.prepared import Prepared, db_time, fetch, prepare, read_time
 
@@ -242,6 +243,9 @@ class _Shape:
     wanted: tuple[int, ...] | None  # effective groups; None: all
     sort_by: str
     order: str
+    # The title-gram lookup ANDed with the keyword's LIKE/ILIKE: core.titlegrams.KeywordPlan.shape,
+    # (number of grams, marked); None: scan the user's titles.
+    grams: tuple[int, bool] | None = None
 
     @property
     def split(self) -> bool:
@@ -259,7 +263,7 @@ def _completion(flt: TaskFilter) -> bool | None:
     return None
 
 
-def _shape(flt: TaskFilter, dialect: str) -> _Shape:
+def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = None) -> _Shape:
     completed = _completion(flt)
     keyword = (flt.keyword or "").strip()
     return _Shape(
@@ -274,6 +278,7 @@ def _shape(flt: TaskFilter, dialect: str) -> _Shape:
         wanted=tuple(sorted(set(flt.quadrants))) if flt.quadrants else None,
         sort_by=flt.sort_by,
         order=flt.order,
+        grams=plan.shape if plan is not None else None,
     )
 
 
@@ -310,6 +315,8 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
         conds.append(time_col <= _BEFORE)
     if shape.keyword:
         conds.append(_keyword_condition(shape.keyword))
+        if shape.grams is not None:
+            conds.append(titlegrams.candidates(_USER, *shape.grams, dialect=shape.dialect))
     return conds
 
 
@@ -475,6 +482,21 @@ def _prepared(kind: str, shape: _Shape) -> Prepared:
     return prepare(_BUILDERS[kind](shape), _DIALECTS[shape.dialect])
 
 
+@functools.lru_cache(maxsize=32)
+def _probe(n: int, dialect: str) -> Prepared:
+    return prepare(titlegrams.posting_counts(_USER, n), _DIALECTS[dialect])
+
+
+def _keyword_plan(conn: sa.Connection, user_id: int, flt: TaskFilter) -> titlegrams.KeywordPlan | None:
+    """Whether to look the keyword up in the title-gram index, and how (None: scan)."""
+    grams = titlegrams.keyword_grams((flt.keyword or "").strip())
+    if grams is None:
+        return None
+    probe = _probe(len(grams), conn.dialect.name)
+    counts = fetch(conn, probe, {"user_id": user_id, **titlegrams.gram_values(grams)})[0]
+    return titlegrams.choose(grams, [int(n) for n in counts])
+
+
 class _Reader:
     """Runs one query's prepared statements on one connection and maps rows to :class:`TaskRow`."""
 
@@ -533,11 +555,15 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
     deadlines stay last.
     """
     conn = _connection(db)
-    shape = _shape(flt, conn.dialect.name)
+    plan = _keyword_plan(conn, user_id, flt)
+    shape = _shape(flt, conn.dialect.name, plan)
     if shape.wanted is not None and not set(shape.wanted) & set(_GROUPS):
         return TaskPage(total=0, items=[])  # no effective group outside 1..4 exists
     cap = max(TOTAL_CAP, flt.offset + flt.limit) + 1
-    reader = _Reader(conn, shape, {**_values(flt, user_id, now, shape.dialect), "cap": cap})
+    values = {**_values(flt, user_id, now, shape.dialect), "cap": cap}
+    if plan is not None:
+        values.update(plan.values())
+    reader = _Reader(conn, shape, values)
     if flt.sort_by == "priority":
         return _priority_page(reader, flt, cap)
 
@@ -618,6 +644,8 @@ def create_task(
         task = Task(**values)
         session.add(task)
         session.flush()
+        assert task.id is not None
+        titlegrams.reindex_task(session, user_id, task.id, task.title)
         return task, True
 
     for _attempt in range(3):
@@ -635,12 +663,17 @@ def create_task(
             )
             created = session.scalars(stmt).first()
             if created is not None:
+                assert created.id is not None
+                titlegrams.reindex_task(session, user_id, created.id, created.title)
                 return created, True
         else:  # pragma: no cover - only SQLite and PostgreSQL are supported backends
             try:
                 with session.begin_nested():
                     task = Task(**values)
                     session.add(task)
+                    session.flush()
+                    assert task.id is not None
+                    titlegrams.reindex_task(session, user_id, task.id, task.title)
                 return task, True
             except IntegrityError:
                 pass
@@ -676,6 +709,9 @@ def update_task(session: Session, user_id: int, task_id: int, data: TaskUpdate, 
     task.updated_at = now
     session.add(task)
     session.flush()
+    if "title" in changes:
+        assert task.id is not None
+        titlegrams.reindex_task(session, user_id, task.id, task.title)
     return task
 
 

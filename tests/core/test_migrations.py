@@ -55,7 +55,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert (MIGRATIONS_DIR / "script.py.mako").is_file()
     assert list((MIGRATIONS_DIR / "versions").glob("0001_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0002_*.py"))
-    assert _head() == "0002_query_indexes"
+    assert list((MIGRATIONS_DIR / "versions").glob("0003_*.py"))
+    assert _head() == "0003_title_grams"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
@@ -110,7 +111,7 @@ def test_0002_upgrades_a_deployed_0001_database(engine_factory: Callable[[], Eng
             )
         )
 
-    migrate(engine)
+    migrate(engine, "0002_query_indexes")
     assert current_revision(engine) == "0002_query_indexes"
     assert _task_indexes(engine) == TASK_INDEXES_0002
     assert _task_count(engine) == 1
@@ -120,7 +121,7 @@ def test_0002_upgrades_a_deployed_0001_database(engine_factory: Callable[[], Eng
     assert _task_indexes(engine) == TASK_INDEXES_0001
     assert _task_count(engine) == 1
 
-    migrate(engine)
+    migrate(engine, "0002_query_indexes")
     assert _task_indexes(engine) == TASK_INDEXES_0002
     assert _task_count(engine) == 1
 
