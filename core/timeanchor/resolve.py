@@ -38,10 +38,16 @@ def resolve_time(
         zone = _zone(tz) if isinstance(tz, str) else tz
         if not isinstance(text, str) or not text or now.tzinfo is None or now.utcoffset() is None:
             return None
-        ctx = Ctx(now.astimezone(zone), zone, "past" if prefer == "past" else "future")
-        return _resolve(text[:MAX_CHARS], ctx)
+        return _resolve_once(text[:MAX_CHARS], now, zone, "past" if prefer == "past" else "future")
     except (ValueError, OverflowError, KeyError, IndexError, TypeError, ArithmeticError):
         return None
+
+
+# One turn reads the same sentence several times (router, plan rules, boundary): the answer is a
+# pure function of these arguments and immutable, so it is worked out once.
+@lru_cache(maxsize=256)
+def _resolve_once(text: str, now: datetime, zone: tzinfo, prefer: Literal["future", "past"]) -> TimeWindow | None:
+    return _resolve(text, Ctx(now.astimezone(zone), zone, prefer))
 
 
 def _resolve(text: str, ctx: Ctx) -> TimeWindow | None:
