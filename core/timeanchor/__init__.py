@@ -27,7 +27,17 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
   note keeps the words in its title.
 """
 
+from . import english, numerals
 from .resolve import resolve_time
 from .window import TimeWindow, deadline_of
 
-__all__ = ["TimeWindow", "deadline_of", "resolve_time"]
+
+def warm_up() -> None:
+    """Load what some phrases need on first use (dateparser for English month names, cn2an for
+    unusual Chinese numerals), so that no request pays for it: a server runs this at start, in a
+    background thread. Safe to run while requests are served."""
+    numerals.warm()
+    english.warm()
+
+
+__all__ = ["TimeWindow", "deadline_of", "resolve_time", "warm_up"]

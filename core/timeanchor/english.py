@@ -1,8 +1,15 @@
-"""English bits: word numbers and month-name dates (the latter via dateparser, imported lazily)."""
+"""English bits: word numbers and month-name dates (the latter via dateparser, imported lazily).
+
+dateparser costs about 0.1 s the first time (its import, then its English data on the first
+parse), so it is loaded only for a month name; a server loads it at start, in the background
+(`warm`). One lock covers building the parser and parsing: the warm-up thread and a request may
+meet, and dateparser's lazily filled caches are not documented as thread-safe.
+"""
 
 from __future__ import annotations
 
 import re
+import threading
 import warnings
 from datetime import datetime
 from functools import lru_cache
@@ -26,6 +33,7 @@ WORD_NUMBERS = {
 WEEKDAYS = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
 _YEAR = re.compile(r"\b\d{4}\b")
 _parser: Any = None
+_parser_lock = threading.Lock()
 
 
 def word_number(raw: str) -> int | None:
@@ -42,6 +50,7 @@ def weekday_index(raw: str) -> int | None:
 
 
 def _date_parser() -> Any:
+    """The one parser (call with `_parser_lock` held)."""
     global _parser
     if _parser is None:
         from dateparser.date import DateDataParser
@@ -62,7 +71,7 @@ def _date_parser() -> Any:
 def month_day(phrase: str) -> tuple[int | None, int, int] | None:
     """ "Dec 5", "5th of December 2026" → (year or None, month, day) via dateparser."""
     try:
-        with warnings.catch_warnings():
+        with _parser_lock, warnings.catch_warnings():
             # dateparser calls deprecated datetime APIs on newer Pythons; nothing actionable for us.
             warnings.simplefilter("ignore", DeprecationWarning)
             data = _date_parser().get_date_data(phrase)
@@ -73,3 +82,16 @@ def month_day(phrase: str) -> tuple[int | None, int, int] | None:
         return None
     year = dt.year if _YEAR.search(phrase) else None
     return year, dt.month, dt.day
+
+
+def warm() -> None:
+    """Load dateparser and its English data now rather than on the first month name.
+
+    For a background thread: no `warnings.catch_warnings` here (it swaps the process-wide filters,
+    which is not safe off the main thread), and a failure only means the first month name pays.
+    """
+    try:
+        with _parser_lock:
+            _date_parser().get_date_data("5 December 2000")
+    except Exception:
+        return
