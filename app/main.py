@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from functools import partial
@@ -17,12 +18,23 @@ from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_h
 from app.settings import Settings, get_settings
 from app.state import AppState, Clock, build_state
 from app.wire import MAX_JSON_DEPTH, chat_schemas
+from core import timeanchor
 from core.llm import ModelHub
 from core.models import YEAR_MAX, YEAR_MIN
+from core.titlegrams import title_grams
 
 
 class Health(BaseModel):
     status: Literal["ok"]
+
+
+def warm_up() -> None:
+    """What only some requests need, loaded while the server starts rather than on a request:
+    dateparser and cn2an (rare time phrases), the title index's case table (keyword queries) and
+    the IANA zone names (the timezone header). Safe to run while requests are served."""
+    timeanchor.warm_up()
+    title_grams("")
+    zone_names()
 
 
 def create_app(
@@ -37,6 +49,9 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # Not a daemon: a server stopped at once waits for it (a fraction of a second) rather
+        # than ending the interpreter under a thread that is importing.
+        threading.Thread(target=warm_up, name="suikou-warm-up").start()
         app.state.suikou = state or build_state(settings, hub=hub, clock=clock)
         try:
             yield

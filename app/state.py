@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -14,8 +15,10 @@ from app.keycache import KeyCache
 from app.settings import Settings
 from core.db import make_engine, migrate
 from core.llm import ModelHub
+from core.trace import Trace
+from route.aux import ChatText
 from route.pipeline import Pipeline
-from route.turn import TurnConfig
+from route.turn import Turn, TurnConfig, turn_key_for
 
 Clock = Callable[[], datetime]
 
@@ -38,10 +41,27 @@ class AppState:
         return Session(self.engine, expire_on_commit=False)
 
     def turn_config(self) -> TurnConfig:
-        return turn_config_from(self.settings)
+        # SQLite reads run on the event loop: local, indexed and capped, they cost less than the
+        # thread hop would (docs/fdr/0011); a PostgreSQL read is a network round trip.
+        return turn_config_from(self.settings, reads_inline=self.engine.dialect.name == "sqlite")
+
+    def new_turn(self, messages: Sequence[ChatText], *, user_id: int, tz: str, client_message_id: str | None) -> Turn:
+        """One turn, now, with a fresh trace and budget (HTTP-free: `suikou ask` runs turns without the web app)."""
+        config = self.turn_config()
+        return Turn(
+            user_id=user_id,
+            messages=messages,
+            now=self.clock().astimezone(ZoneInfo(tz)),
+            tz=tz,
+            turn_key=turn_key_for(user_id, messages, client_message_id),
+            hub=self.hub,
+            trace=Trace(budget=config.budget()),
+            sessions=self.session,
+            config=config,
+        )
 
 
-def turn_config_from(settings: Settings) -> TurnConfig:
+def turn_config_from(settings: Settings, *, reads_inline: bool = False) -> TurnConfig:
     return TurnConfig(
         default_limit=settings.default_limit,
         max_limit=settings.max_limit,
@@ -49,6 +69,7 @@ def turn_config_from(settings: Settings) -> TurnConfig:
         model_request_budget=settings.model_request_budget,
         turn_time_budget_s=settings.turn_time_budget_s,
         note_retry_window_s=settings.note_retry_window_minutes * 60,
+        reads_inline=reads_inline,
     )
 
 

@@ -8,15 +8,14 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from app.errors import error_body, mark_logged
 from app.state import AppState
 from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
-from core.trace import StageEvent, Trace
+from core.trace import StageEvent
 from route.aux import ChatText
 from route.pipeline import TurnOutcome
-from route.turn import Turn, turn_key_for
+from route.turn import Turn
 
 log = logging.getLogger("suikou.request")
 
@@ -48,19 +47,7 @@ def make_job(
     tz: str,
     client_message_id: str | None,
 ) -> ChatJob:
-    now = state.clock().astimezone(ZoneInfo(tz))
-    config = state.turn_config()
-    turn = Turn(
-        user_id=user_id,
-        messages=messages,
-        now=now,
-        tz=tz,
-        turn_key=turn_key_for(user_id, messages, client_message_id),
-        hub=state.hub,
-        trace=Trace(budget=config.budget()),
-        sessions=state.session,
-        config=config,
-    )
+    turn = state.new_turn(messages, user_id=user_id, tz=tz, client_message_id=client_message_id)
     return ChatJob(state, turn, request)
 
 
