@@ -44,6 +44,8 @@ class TurnConfig:
     model_request_budget: int = 5
     turn_time_budget_s: float = 60.0
     note_retry_window_s: float = 600.0  # a resend of the same conversation within this is a retry
+    # Run task reads on the event loop instead of a worker thread (SQLite: see docs/fdr/0011).
+    reads_inline: bool = False
 
     def budget(self) -> Budget:
         """A fresh per-turn budget; its clock starts now."""

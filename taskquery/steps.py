@@ -195,12 +195,19 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
 
 
 async def run_query(turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
-    """The `query_tasks` tool. The user comes from the authenticated turn, never from the model."""
+    """The `query_tasks` tool. The user comes from the authenticated turn, never from the model.
+
+    On SQLite the read runs on the event loop (``reads_inline``): an indexed, capped read takes
+    0.05–2 ms and never waits on a lock in WAL mode, while a worker-thread hop under load costs
+    about 1 ms of CPU in GIL hand-offs. Elsewhere (a network round trip) it runs on a thread.
+    """
 
     def query() -> TaskPage:
         with turn.sessions() as session:
             return query_tasks(session, turn.user_id, flt, now=now)
 
+    if turn.config.reads_inline:
+        return query()
     return await anyio.to_thread.run_sync(query)
 
 

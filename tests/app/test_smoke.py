@@ -29,3 +29,15 @@ def test_http_roundtrip(harness: Any) -> None:
     assert "买猫粮" in body["choices"][0]["message"]["content"]
     assert body["usage"]["model_requests"] == 0  # offline: router, plan and reflect are rules
     assert body["usage"]["offline_steps"] == 3
+
+
+def test_the_app_reads_inline_on_sqlite_only() -> None:
+    """SQLite reads run on the event loop (docs/fdr/0011); tests/taskquery checks what that means."""
+    from app.settings import Settings
+    from app.state import build_state
+
+    state = build_state(Settings(database_url="sqlite://"))
+    try:
+        assert state.turn_config().reads_inline is True
+    finally:
+        state.engine.dispose()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -464,3 +466,19 @@ def test_graph_mermaid_has_the_five_nodes_and_the_one_loop() -> None:
     # reflect either loops back to tool_query or ends
     assert "decision --> ToolQuery" in text
     assert "decision --> [*]" in text
+
+
+@pytest.mark.parametrize("inline", [True, False])
+async def test_reads_run_on_the_loop_only_when_inline(inline: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQLite reads skip the worker thread (reads_inline); other databases' reads never block the loop."""
+    threads: list[int] = []
+
+    def fake_query(session: Any, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
+        threads.append(threading.get_ident())
+        return TaskPage(total=0, items=[])
+
+    monkeypatch.setattr(steps, "query_tasks", fake_query)
+    turn = make_turn(reads_inline=inline)
+    turn.sessions = contextlib.nullcontext  # type: ignore[assignment]
+    await steps.run_query(turn, TaskFilter(), NOW)
+    assert (threads == [threading.get_ident()]) is inline
