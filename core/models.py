@@ -401,4 +401,3 @@ class TaskTitleGram(SQLModel, table=True):
         index=True,
         sa_column_kwargs={"autoincrement": False},
     )
-

@@ -61,7 +61,9 @@ async def test_same_result_and_path_as_graph_run() -> None:
     graph = _graph()
     by_graph, by_driver = Counter(), Counter()
     expected = await graph.run(state=by_graph, inputs=None)
-    assert await run_nodes(graph, Ping(), state=by_driver, deps=None) == expected == "done after ping,pong,ping,pong,ping"
+    assert (
+        await run_nodes(graph, Ping(), state=by_driver, deps=None) == expected == "done after ping,pong,ping,pong,ping"
+    )
     assert by_driver.seen == by_graph.seen
 
 
