@@ -112,7 +112,7 @@ def ask(
 
     from core import carry
     from core.accounts import ensure_user
-    from route.aux import ChatText
+    from core.turn import ChatText
 
     settings = get_settings()
     zone = tz or settings.timezone

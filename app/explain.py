@@ -10,10 +10,9 @@ from sqlmodel import Session
 
 from core.llm import ModelHub
 from core.trace import Trace
+from core.turn import ChatText, Turn, TurnConfig
 from quicknote.handler import explain_note
-from route.aux import ChatText
 from route.pipeline import Pipeline
-from route.turn import Turn, TurnConfig
 from taskquery.handler import explain_query
 
 

@@ -16,9 +16,8 @@ from app.settings import Settings
 from core.db import make_engine, migrate
 from core.llm import ModelHub
 from core.trace import Trace
-from route.aux import ChatText
+from core.turn import ChatText, Turn, TurnConfig, turn_key_for
 from route.pipeline import Pipeline
-from route.turn import Turn, TurnConfig, turn_key_for
 
 Clock = Callable[[], datetime]
 

@@ -13,9 +13,8 @@ from app.errors import error_body, mark_logged
 from app.state import AppState
 from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
 from core.trace import StageEvent
-from route.aux import ChatText
+from core.turn import ChatText, Turn
 from route.pipeline import TurnOutcome
-from route.turn import Turn
 
 log = logging.getLogger("suikou.request")
 

@@ -21,7 +21,7 @@ from pydantic import (
 from app.errors import BadRequest, UnsupportedMediaType, is_json
 from core.models import PLAIN_TEXT, TEXT_RULES, text_problem, text_rules, whole_number
 from core.trace import StageEvent, StageStatus, Usage
-from route.aux import ChatText
+from core.turn import ChatText
 
 Role = Literal["system", "developer", "user", "assistant", "tool", "function"]
 TEXT_PART_TYPES = ("text", "input_text")

@@ -311,6 +311,23 @@ class TaskUpdate(SQLModel):
         return value
 
 
+# Read-time urgency promotion (brief §1): stored groups 2 and 4 read one group more urgent once
+# their urgency threshold has passed. core.store has the same rule as SQL.
+PROMOTABLE_GROUPS = (2, 4)
+
+
+def effective_group(task: Task, *, now: datetime) -> int:
+    """The group ``task`` reads as at ``now`` (its stored group, or one more urgent when promoted)."""
+    if (
+        not task.is_completed
+        and task.urgency_threshold_at is not None
+        and task.urgency_threshold_at <= now
+        and task.priority_group in PROMOTABLE_GROUPS
+    ):
+        return task.priority_group - 1
+    return task.priority_group
+
+
 class TaskPublic(TaskBase):
     """A task as the REST API returns it. ``effective_group`` is the group after promotion."""
 
@@ -324,8 +341,6 @@ class TaskPublic(TaskBase):
 
     @classmethod
     def from_task(cls, task: Task, *, now: datetime) -> TaskPublic:
-        from core.store import effective_group
-
         eff = effective_group(task, now=now)
         assert task.id is not None
         return cls(
@@ -347,6 +362,7 @@ __all__ = [
     "DATETIME_TEXT",
     "NO_NUL",
     "PLAIN_TEXT",
+    "PROMOTABLE_GROUPS",
     "TEXT_RULES",
     "TITLE_MAX",
     "VISIBLE_TEXT",
@@ -366,6 +382,7 @@ __all__ = [
     "TaskUpdate",
     "UTCDateTime",
     "User",
+    "effective_group",
     "text_fits",
     "text_problem",
     "text_rules",

@@ -36,10 +36,9 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from core import titlegrams
-from core.models import Task, TaskCreate, TaskUpdate, UTCDateTime
+from core.models import PROMOTABLE_GROUPS, Task, TaskCreate, TaskUpdate, UTCDateTime, effective_group
 from core.prepared import Prepared, db_time, fetch, prepare, read_time
 
-PROMOTABLE_GROUPS = (2, 4)
 # Matches are counted up to this many (plus the page's end); past it the total reads "1000+".
 TOTAL_CAP = 1000
 # A point in time in SQL: a datetime, or the bind parameter that carries one.
@@ -126,18 +125,6 @@ def effective_group_expr(now: Moment, *, completed: bool | None = None) -> sa.Co
         (_promotion_condition(now, completed), col(Task.priority_group) - 1),
         else_=col(Task.priority_group),
     )
-
-
-def effective_group(task: Task, *, now: datetime) -> int:
-    """The same rule as :func:`effective_group_expr`, for one task already in memory."""
-    if (
-        not task.is_completed
-        and task.urgency_threshold_at is not None
-        and task.urgency_threshold_at <= now
-        and task.priority_group in PROMOTABLE_GROUPS
-    ):
-        return task.priority_group - 1
-    return task.priority_group
 
 
 def group_terms(groups: Iterable[int], *, now: Moment, completed: bool | None = None) -> list[sa.ColumnElement[bool]]:

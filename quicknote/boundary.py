@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from core.grounding import grounded_share, looks_like_time, occurs_in, plausible_moment
+from core.lexicon import PrioritySignals, priority_signals
 from quicknote.draft import NoteDraft
-from taskquery.offline import PrioritySignals, priority_signals
 
 # Share of a model title that must come from the user's words (CJK characters or Latin words).
 MIN_GROUNDED_TITLE = 0.6

@@ -6,11 +6,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from core.graphrun import run_nodes
+from core.turn import Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
 from quicknote.rendering import confirmation
 from quicknote.state import NoteDeps, NoteState
-from route.turn import Turn
 
 DESCRIPTION = (
     "随口记: the user wants to CAPTURE a new task or reminder ('帮我记一下明天下午三点交报告', "

@@ -66,10 +66,10 @@ from __future__ import annotations
 import re
 from datetime import datetime, timedelta
 
+from core.lexicon import priority_signals
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.timeanchor.numerals import to_int
 from quicknote.draft import NoteDraft
-from taskquery.offline import priority_signals
 
 __all__ = ["lead_time", "offline_extract_note"]
 

@@ -8,8 +8,8 @@ from datetime import datetime
 from core.locale import Locale
 from core.models import Task
 from core.timeanchor import TimeWindow
+from core.turn import Turn
 from quicknote.draft import NoteDraft
-from route.turn import Turn
 
 
 @dataclass

@@ -12,12 +12,12 @@ from core.models import Task, TaskCreate
 from core.prompting import language_line, now_line
 from core.store import create_task, get_task_by_source_key
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from core.turn import Turn
 from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
 from quicknote.offline import lead_time, offline_extract_note
 from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
 from quicknote.state import NoteState
-from route.turn import Turn
 
 # A task with a deadline reads as one group more urgent this long before it is due (2→1, 4→3).
 URGENCY_LEAD = timedelta(hours=24)

@@ -34,13 +34,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-
-@dataclass(frozen=True)
-class ChatText:
-    """One request message reduced to plain text (text parts joined with "\\n")."""
-
-    role: str  # "system" | "developer" | "user" | "assistant" | "tool"
-    text: str
+from core.turn import ChatText
 
 
 class AuxKind(StrEnum):
@@ -361,15 +355,6 @@ def strip_transcript(text: str) -> str:
 _ROLE_LINE_FULL = re.compile(
     r"^\s*(?:\|\|>)?(?:user|human|assistant|ai|response|bot)\s*:.*$", re.IGNORECASE | re.MULTILINE
 )
-
-
-def offline_aux_reply(
-    kind: AuxKind, messages: Sequence[ChatText], *, request_extras: Mapping[str, Any] | None = None
-) -> str:
-    """A minimal, well-formed answer in the format the client's template asks for."""
-    from route.aux_reply import build_reply  # lazy: aux_reply imports this module's types
-
-    return build_reply(kind, messages, request_extras)
 
 
 def json_dumps(value: object) -> str:

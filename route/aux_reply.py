@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from route.aux import AuxKind, ChatText, demanded_json_key, json_dumps, strip_transcript
+from core.turn import ChatText
+from route.aux import AuxKind, demanded_json_key, json_dumps, strip_transcript
 
 _INSTRUCTION_ROLES = frozenset({"system", "developer"})
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -29,6 +30,13 @@ _TITLE_MAX_CJK = 10  # Cherry and LobeChat ask for "10 字内"
 _TITLE_MAX_WORDS = 5
 _EMOJI = "🙂"
 _NOT_NEEDED_XML = "<websearch>\n  <question>\n    not_needed\n  </question>\n</websearch>"
+
+
+def offline_aux_reply(
+    kind: AuxKind, messages: Sequence[ChatText], *, request_extras: Mapping[str, Any] | None = None
+) -> str:
+    """A minimal, well-formed answer in the format the client's template asks for."""
+    return build_reply(kind, messages, request_extras)
 
 
 def build_reply(kind: AuxKind, messages: Sequence[ChatText], request_extras: Mapping[str, Any] | None = None) -> str:

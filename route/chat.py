@@ -12,8 +12,7 @@ from core.llm import NodeSpec, stream_text
 from core.locale import Locale
 from core.prompting import now_line
 from core.trace import Trace
-from route.aux import ChatText
-from route.turn import Turn
+from core.turn import ChatText, Turn
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage

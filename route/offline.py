@@ -69,11 +69,10 @@ from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from core.countlock import EN_NUMBERS, extract_count
+from core.lexicon import DONE_VERBS, looks_like_english_followup, priority_signals
 from core.timeanchor import resolve_time
-from route.decision import HistoryTurn
-from taskquery.countlock import EN_NUMBERS, extract_count
-from taskquery.followup import looks_like_english_followup
-from taskquery.offline import DONE_VERBS, priority_signals
+from core.turn import HistoryTurn
 
 __all__ = ["offline_route"]
 

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from core.locale import Locale
-from route.aux import classify_aux, offline_aux_reply
+from core.turn import Turn
+from route.aux import classify_aux
+from route.aux_reply import offline_aux_reply
 from route.chat import answer_aux
 from route.registry import ActionRegistry
 from route.router import Decision, Router
-from route.turn import Turn
 
 LOW_CONFIDENCE_REPLY = (
     "我不太确定你是想让我记下一个任务，还是随便聊聊。要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from route.turn import Turn
+from core.turn import Turn
 
 Handler = Callable[[Turn], Awaitable[str]]
 

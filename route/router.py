@@ -8,9 +8,9 @@ from typing import Any
 from pydantic import BaseModel
 
 from core.llm import NodeSpec, run_structured
+from core.turn import Turn
 from route.offline import offline_route
 from route.registry import ActionRegistry
-from route.turn import Turn
 
 ROUTER_INSTRUCTIONS = """\
 You are the action router of Suikou, a personal task assistant. Decide which action handles the

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from core.countlock import CountLock
 from core.grounding import looks_like_time, occurs_in, plausible_moment
 from core.timeanchor import resolve_time
-from taskquery.countlock import CountLock
 from taskquery.offline import clean_keyword
 from taskquery.plan import QueryPlan, prefer_for
 

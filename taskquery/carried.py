@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field, ValidationError
 
 from core import carry
-from route.aux import ChatText
+from core.turn import ChatText
 from taskquery.plan import QueryPlan
 
 KIND = "q1"

@@ -5,29 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from route.decision import HistoryTurn
-from taskquery.offline import MORE_RE
+from core.lexicon import MORE_RE, english_words, looks_like_english_followup
+from core.turn import HistoryTurn
 from taskquery.rendering import LIST_HEADER_RE
 
 _FOLLOWUP_START = re.compile(r"^\s*(那|再|还有|换|继续|更多|下一页|然后|其他|别的)")
 _FOLLOWUP_END = re.compile(r"(呢|吗)[？?。!！]*\s*$")
 _LISTED_NUMBER = re.compile(r"^(\d+)\. ", re.M)
-
-# English follow-ups besides the ones that continue the list (those are in MORE_RE): the whole
-# message, lower-cased, after an optional lead-in ("ok, …", "so …").
-_EN_LEAD = r"^\W*(?:(?:ok(?:ay)?|so|but|then|yes|yeah|sure|great|thanks|cool|alright|hmm|well|now)[\s,.!]+)*"
-_EN_FOLLOWUP_SHAPES: tuple[str, ...] = (
-    r"(?:what|how)\s+about\b",  # "what about next week?", "how about the important ones?"
-    r"(?:and|also|plus|or)\s+[^.!?]{1,40}\?\s*$",  # "and tomorrow?", "and the urgent ones?"
-    r"(?:(?:just|only)\s+)?(?:the|those)\s+[a-z ,&-]{1,30}\s+ones\s*\??\s*$",  # "the important ones?"
-    # "all", "show all", "all of them", "show me all of them", "list them all", "everything"
-    r"(?:(?:show|give|list|get|tell)(?:\s+me)?\s+)?(?:them\s+)?(?:all|everything)"
-    r"(?:\s+of\s+(?:them|those|these|it)|\s+(?:the\s+)?tasks)?(?:[\s,]+please)?\W*$",
-    r"(?:show|give|list)(?:\s+me)?\s+them\s+all\W*$",
-)
-_EN_FOLLOWUP_RE = re.compile(_EN_LEAD + "(?:" + "|".join(_EN_FOLLOWUP_SHAPES) + ")", re.IGNORECASE)
-# Longer English messages are questions of their own, not follow-ups.
-EN_FOLLOWUP_MAX_CHARS = 60
 
 # English priority words → quadrants, first match wins (as ``taskquery.offline.quadrants_from_text``
 # reads the Chinese ones; "not important" before "important", "not urgent" before "urgent").
@@ -60,21 +44,9 @@ class FollowUp:
     wants_more: bool  # "再来两个": continue after what was shown
 
 
-def _english(sentence: str) -> str:
-    return " ".join(sentence.replace("\u2019", "'").split())
-
-
-def looks_like_english_followup(sentence: str) -> bool:
-    """ "5 more", "more", "next page", "anything else?", "the rest", "all", "what about next week?"."""
-    text = _english(sentence)
-    if not text or len(text) > EN_FOLLOWUP_MAX_CHARS:
-        return False
-    return bool(_EN_FOLLOWUP_RE.search(text) or MORE_RE.search(text))
-
-
 def english_quadrants(sentence: str) -> list[int] | None:
     """The priority groups English words ask about ("the important ones" → [1, 2]); None = not said."""
-    text = _english(sentence)
+    text = english_words(sentence)
     return next((groups for pattern, groups in _EN_QUADRANTS if pattern.search(text)), None)
 
 

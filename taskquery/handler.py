@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from core.graphrun import run_nodes
-from route.turn import Turn
+from core.turn import Turn
 from taskquery import steps
 from taskquery.graph import Plan, task_query_graph
 from taskquery.state import QueryDeps, QueryState

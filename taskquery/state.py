@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core.countlock import CountLock
 from core.locale import Locale
 from core.store import TaskFilter, TaskPage
 from core.timeanchor import TimeWindow
-from route.turn import Turn
+from core.turn import Turn
 from taskquery.boundary import Grounds, TimeSource
-from taskquery.countlock import CountLock
 from taskquery.plan import QueryPlan
 
 

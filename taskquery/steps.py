@@ -11,15 +11,15 @@ from datetime import datetime
 
 import anyio
 
+from core.countlock import extract_count
 from core.grounding import claims_write
 from core.llm import NodeSpec, run_structured
 from core.locale import Locale, detect_locale
 from core.store import TaskFilter, TaskPage, query_tasks
 from core.timeanchor import TimeWindow, resolve_time
-from route.turn import Turn
+from core.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
 from taskquery.carried import MAX_WORDS, CarriedQuery, carried_query
-from taskquery.countlock import extract_count
 from taskquery.followup import find_followup, looks_like_followup
 from taskquery.offline import MORE_RE, merge_followup, offline_plan, offline_plan_followup
 from taskquery.plan import QueryPlan, prefer_for

@@ -49,16 +49,15 @@ from sqlmodel import select
 
 from app.turns import make_job
 from app.wire import ChatRequest
+from core.countlock import extract_count
 from core.grounding import FUTURE_RANGE, PAST_RANGE, occurs_in
 from core.llm import ModelHub
 from core.models import Task
 from core.trace import StageEvent
-from route.aux import ChatText
-from route.decision import HistoryTurn
+from core.turn import ChatText, HistoryTurn
 from route.offline import offline_route
 from support.check_stream import check_body, must_failures
 from support.harness import NOW, TZ, Answer, Harness, make_harness
-from taskquery.countlock import extract_count
 
 # --- the turn's limits ----------------------------------------------------------------------------
 

@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-from route.aux import AuxKind, ChatText, classify_aux, offline_aux_reply
+from core.turn import ChatText
+from route.aux import AuxKind, classify_aux
+from route.aux_reply import offline_aux_reply
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXAMPLE_FILES = ("aux_prompts.jsonl", "aux_prompts_more.jsonl")

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from route.decision import HistoryTurn
+from core.turn import HistoryTurn
 from route.offline import offline_route
 
 NOTE_THRESHOLD = 0.6

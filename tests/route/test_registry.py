@@ -12,10 +12,10 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from app.actions import build_registry
 from core.llm import ModelHub
+from core.turn import Turn
 from route.pipeline import Pipeline
 from route.registry import Action, ActionRegistry
 from route.router import Router
-from route.turn import Turn
 from support.harness import Harness, make_harness
 
 BUILTIN = ["chat", "quick_note_create", "task_query"]

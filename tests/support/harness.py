@@ -31,7 +31,7 @@ from core.llm import ModelHub
 from core.models import TaskCreate
 from core.store import complete_task, create_task
 from core.trace import StageEvent
-from route.aux import ChatText
+from core.turn import ChatText
 
 TZ = "Asia/Shanghai"
 # Monday 2026-11-30 10:00 in Shanghai: the fixed "now" of the scenario tests.

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from core import carry
-from route.aux import ChatText
+from core.turn import ChatText
 from support.harness import Answer, Harness
 from taskquery.carried import CarriedQuery, attach_query, carried_query
 from taskquery.plan import QueryPlan
@@ -122,7 +122,7 @@ async def test_models_never_see_the_record(harness: Harness) -> None:
     seed(harness)
     first = await harness.ask("这周的任务")
     assert first.carried is not None
-    from route.turn import Turn  # the history the router and the plan prompt are built from
+    from core.turn import Turn  # the history the router and the plan prompt are built from
 
     turn: Turn = harness_turn(harness, [("user", "这周的任务"), ("assistant", first.content), ("user", "再来两个")])
     assert all("[suikou]" not in h.text for h in turn.history)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from route.decision import HistoryTurn
+from core.countlock import extract_count
+from core.turn import HistoryTurn
 from route.offline import offline_route
 from support.harness import NOW, TZ, Answer, Harness
-from taskquery.countlock import extract_count
 from taskquery.followup import FollowUp, english_quadrants, find_followup, looks_like_followup
 from taskquery.offline import MORE_RE, offline_plan_followup
 

@@ -18,8 +18,8 @@ import pytest
 from app.actions import build_registry
 from app.explain import explain
 from core.llm import ModelHub
+from core.turn import TurnConfig
 from route.pipeline import Pipeline
-from route.turn import TurnConfig
 
 NOW = "2026-11-30T10:00:00+08:00"  # a Monday
 TZ = "Asia/Shanghai"

@@ -11,14 +11,14 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
+from core.countlock import CountLock
 from core.llm import ModelHub
 from core.store import TaskFilter, TaskPage, TaskRow
 from core.trace import Trace
-from route.turn import Turn, TurnConfig
+from core.turn import Turn, TurnConfig
 from support.rows import task_row
 from taskquery import steps
 from taskquery.boundary import Grounds, settle_plan
-from taskquery.countlock import CountLock
 from taskquery.graph import task_query_graph
 from taskquery.offline import offline_plan
 from taskquery.plan import QueryPlan

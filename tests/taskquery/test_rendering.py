@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
-from route.decision import HistoryTurn
+from core.turn import HistoryTurn
 from support.rows import task_row
 from taskquery.followup import FollowUp, find_followup
 from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, render_answer, render_list, task_line

@@ -8,8 +8,7 @@ from sqlmodel import Session
 
 from core.llm import ModelHub
 from core.trace import Trace
-from route.aux import ChatText
-from route.turn import Turn, TurnConfig, turn_key_for
+from core.turn import ChatText, Turn, TurnConfig, turn_key_for
 
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
 

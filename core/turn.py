@@ -1,4 +1,7 @@
-"""One chat turn as the feature packages see it: who, what, when, and where to report."""
+"""One chat turn as every action sees it: who, what, when, and where to report.
+
+Built in one place (``app.state.AppState.new_turn``) for HTTP, the CLI and explain; tests build
+them directly."""
 
 from __future__ import annotations
 
@@ -15,10 +18,24 @@ from core import carry
 from core.llm import ModelHub
 from core.locale import Locale, detect_locale
 from core.trace import Budget, Trace
-from route.aux import ChatText
-from route.decision import HistoryTurn
 
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
+
+
+@dataclass(frozen=True)
+class ChatText:
+    """One request message reduced to plain text (text parts joined with "\\n")."""
+
+    role: str  # "system" | "developer" | "user" | "assistant" | "tool"
+    text: str
+
+
+@dataclass(frozen=True)
+class HistoryTurn:
+    """One earlier message, already reduced to plain text."""
+
+    role: str  # "user" | "assistant" | "system"
+    text: str
 
 
 CLIENT_KEY_PREFIX = "cm:"

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from taskquery.countlock import CountLock, extract_count, parse_cn_number
+from core.countlock import CountLock, extract_count, parse_cn_number
 
 LOCKED: list[tuple[str, int]] = [
     # brief §3 and the dev set

@@ -1,0 +1,225 @@
+"""Words every action reads the same way: priority words (negation-aware), the verbs of getting a
+task done, and the shapes of a follow-up to a list ("再来两个", "5 more", "what about next week?").
+
+Written once here so that the router, the query rules and the note rules agree; each feature
+package builds its own rules on top.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from core.countlock import EN_NUMBERS
+
+# ---------------------------------------------------------------------------------------------
+# Priority words (shared with the quick-note rules)
+
+_NEGATIONS = (
+    "不",
+    "不那么",
+    "不是那么",
+    "不太",
+    "不怎么",
+    "不是很",
+    "不算",
+    "不算太",
+    "没那么",
+    "没有那么",
+    "并不",
+    "没",
+    "没有",
+    "不用",
+    "不必",
+    "别",
+    "无需",
+    "不着",
+    "不用着",
+    "别着",
+)
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    return [m.start() for m in re.finditer(re.escape(word), text)]
+
+
+def _negated_at(text: str, start: int) -> bool:
+    before = text[max(0, start - 4) : start]
+    if before.endswith(("有没有", "是不是", "要不要", "会不会", "有没", "是否")):
+        return False  # a yes/no question, not a negation ("有没有容易的")
+    return any(before.endswith(n) for n in _NEGATIONS)
+
+
+def _has_plain(text: str, word: str) -> bool:
+    """``word`` occurs at least once without a negation in front of it."""
+    return any(not _negated_at(text, i) for i in _occurrences(text, word))
+
+
+def _has_negated(text: str, word: str) -> bool:
+    return any(_negated_at(text, i) for i in _occurrences(text, word))
+
+
+_UNIMPORTANT_RE = re.compile(
+    r"无关紧要|不要紧|次要|无所谓|可有可无|优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高|不关键|不急不重要|"
+    r"可(?:以)?做可(?:以)?不做|做不做都(?:行|可以|成|无所谓)|不做也(?:行|可以|没(?:关系|事|啥)|无所谓)|无关痛痒|"
+    r"意义不大|用处不大|"
+    # "没用/没意义" only about the task itself ("麻烦又没用的任务"), not in a title ("删掉没用的文件").
+    r"(?:没(?:啥|什么)?|无)(?:用|意义|价值)(?:的)?(?=任务|事情?|活儿?|待办|$|[，,。？?！!])"
+)
+_IMPORTANT_RE = re.compile(
+    r"重点|优先级(?:比较|较|很|最)?高|高优先级|务必|必须|一定要|千万|非做不可|核心|(?<!得)要命|头等大事|重中之重|"
+    r"优先(?:处理|做|办|完成|搞定)|首要"
+)
+_URGENT_RE = re.compile(r"马上|尽快|立刻|立即|赶紧|火速|加急|刻不容缓|迫在眉睫|火烧眉毛|asap|ASAP|十万火急|当务之急")
+_NOT_URGENT_RE = re.compile(
+    r"慢慢来|慢慢做|有空再|不赶时间|不赶|缓(?:一)?缓|可以缓|往后(?:推|放|拖|挪)|(?:可以|能)(?:往后)?(?:拖|推迟|延后)|"
+    r"拖一拖|不紧不慢|不慌"
+)
+_EASY_RE = re.compile(
+    r"轻松|省事|不费劲|不难|小事|琐事|杂事|顺手|随手|顺便|举手之劳|几分钟|简简单单|不费脑|不(?:用|需要)?动脑|不烧脑|"
+    r"无脑|没(?:啥|什么|有)?难度|难度(?:不大|很低|低)|鸡毛蒜皮|分分钟|小活|杂活|零活|零碎|碎片时间|小任务|"
+    r"[一二两三四五十几\d]+分钟(?:就|能|可以|内)?(?:就能|能|可以)?(?:搞定|做完|完成|弄完|干完|解决)"
+)
+_HARD_RE = re.compile(r"复杂|麻烦|费劲|费时|棘手|有难度|困难|难搞|难做|难办|比较难|很难|烦人|耗时|烧脑|费脑(?!子)")
+# "难" on its own ("难但不重要", "有点难的"), not inside another word (难道, 难过, 难度, 为难, 灾难…).
+_HARD_CHAR_RE = re.compile(r"(?<![为灾苦艰患危责非困刁])难(?![道过免得受怪忘看听吃闻堪度题以住倒民])")
+_FREE_RE = re.compile(
+    r"很闲|好闲|挺闲|闲着|闲下来|闲得|有空|有点空|空下来|无聊|没事做|没事干|没事可做|给我点事|找点事|打发时间|"
+    r"摸鱼|空闲|有时间"
+)
+# "后天我有空吗" asks what is scheduled, not for something easy to do.
+FREE_TIME_QUESTION_RE = re.compile(r"(?:有空|有时间|闲|空)(?:吗|么|嘛|没|不)[?？]?$|有没有(?:空|时间)|忙不忙|忙吗")
+_QUADRANT_RE = re.compile(r"第\s*([1-4一二三四])\s*象限|象限\s*([1-4一二三四])")
+_CN_SMALL = {"一": 1, "二": 2, "三": 3, "四": 4}
+
+
+def _urgent_plain(text: str) -> bool:
+    """Whether "急"/"紧急"/"着急"/"紧迫" occurs without a negation in front of the whole word."""
+    for i in _occurrences(text, "急"):
+        if text[i + 1 : i + 2] in ("诊", "性", "救"):
+            continue
+        start = i - 1 if i > 0 and text[i - 1] in "紧着" else i
+        if not _negated_at(text, start):
+            return True
+    return _has_plain(text, "紧迫")
+
+
+def _urgent_negated(text: str) -> bool:
+    for i in _occurrences(text, "急"):
+        start = i - 1 if i > 0 and text[i - 1] in "紧着" else i
+        if _negated_at(text, start):
+            return True
+    return _has_negated(text, "紧迫")
+
+
+@dataclass(frozen=True)
+class PrioritySignals:
+    """Negation-aware priority words found in a sentence."""
+
+    important: bool
+    unimportant: bool
+    urgent: bool
+    not_urgent: bool
+    easy: bool
+    hard: bool
+    free_time: bool
+    explicit_group: int | None = None
+
+
+def priority_signals(text: str) -> PrioritySignals:
+    t = text or ""
+    unimportant = bool(_UNIMPORTANT_RE.search(t)) or _has_negated(t, "重要") or _has_negated(t, "关键")
+    important = (_has_plain(t, "重要") or _has_plain(t, "关键") or bool(_IMPORTANT_RE.search(t))) and not bool(
+        re.search(r"优先级(?:比较|较|很|最)?低|低优先级|优先级不(?:太)?高", t)
+    )
+    # "要紧" counts as important unless negated ("不要紧" is unimportant above).
+    if (_has_plain(t, "要紧") or _has_plain(t, "紧要")) and "无关紧要" not in t:
+        important = True
+    if unimportant and not (_has_plain(t, "重要") or _has_plain(t, "关键")):
+        important = False
+    urgent = _urgent_plain(t) or bool(_URGENT_RE.search(t))
+    not_urgent = _urgent_negated(t) or bool(_NOT_URGENT_RE.search(t))
+    easy = _has_plain(t, "简单") or (_has_plain(t, "容易") and not _has_negated(t, "容易")) or bool(_EASY_RE.search(t))
+    hard = (
+        _has_negated(t, "简单")
+        or _has_negated(t, "容易")
+        or bool(_HARD_RE.search(t))
+        or any(not _negated_at(t, m.start()) for m in _HARD_CHAR_RE.finditer(t))
+    )
+    if _has_negated(t, "简单") and not _has_plain(t, "简单"):
+        easy = bool(_EASY_RE.search(t))
+    if "不难" in t or "不费劲" in t or "不费脑" in t:
+        rest = t.replace("不难", "").replace("不费劲", "").replace("不费脑", "")
+        hard = bool(_HARD_RE.search(rest)) or bool(_HARD_CHAR_RE.search(rest)) or _has_negated(t, "简单")
+    explicit: int | None = None
+    m = _QUADRANT_RE.search(t)
+    if m:
+        tok = m.group(1) or m.group(2)
+        explicit = int(tok) if tok.isdigit() else _CN_SMALL[tok]
+    return PrioritySignals(
+        important=important,
+        unimportant=unimportant,
+        urgent=urgent,
+        not_urgent=not_urgent,
+        easy=easy,
+        hard=hard,
+        free_time=bool(_FREE_RE.search(t)),
+        explicit_group=explicit,
+    )
+
+
+# Verbs of getting a task done; the router asks "X交了没" with the same list.
+DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
+
+
+# Follow-ups that continue after what was listed (the next page). Chinese anywhere in the sentence;
+# English as the whole message, after an optional lead-in ("ok, 5 more please", "show me more",
+# "next page", "any more?", "anything else?", "the rest"); "5 more minutes" is no such message.
+_MORE_EN_NUM = (
+    rf"(?:[0-9]{{1,3}}|{'|'.join(sorted(EN_NUMBERS, key=len, reverse=True))}|a few|a couple(?: of)?|some|any)"
+)
+_MORE_EN_WHAT = r"(?:\s+(?:tasks?|items?|todos?|to-dos?|ones?|of (?:them|those|these)))?"
+_MORE_EN_BODY = (
+    rf"(?:another\s+)?(?:{_MORE_EN_NUM}\s+)?more{_MORE_EN_WHAT}|another\s+{_MORE_EN_NUM}{_MORE_EN_WHAT}|another one"
+    r"|(?:the\s+)?next(?:\s+(?:page|one|ones|batch|few|tasks?))?"
+    r"|(?:anything|something|what|any)\s+(?:else|more)|any others?|(?:the\s+)?others|other ones"
+    r"|(?:the\s+)?rest(?:\s+of\s+(?:them|those|these|my tasks|the (?:tasks|list)))?|keep going|go on|continue"
+)
+_MORE_EN = (
+    r"^\s*(?:(?:ok(?:ay)?|so|and|then|yes|yeah|yep|sure|great|thanks|thank you|cool|alright|now|hmm|well|please|pls)"
+    r"[\s,.!]+)*(?:(?:can|could|would) you\s+)?(?:(?:show|give|list|get|send|tell)(?:\s+me)?\s+|let me see\s+|"
+    rf"i (?:want|need|'d like)\s+)?(?:{_MORE_EN_BODY})(?:[\s,]+(?:please|pls|plz|thanks|thank you|then|too))*[\s.!?]*$"
+)
+MORE_RE = re.compile(
+    r"再来|还有吗|还有呢|还有没有|还有别的|还有其他|更多|下一页|继续|换一批|换几个|换一个|其他的呢|别的呢"
+    rf"|(?i:{_MORE_EN})"
+)
+
+
+# English follow-ups besides the ones that continue the list (those are in MORE_RE): the whole
+# message, lower-cased, after an optional lead-in ("ok, …", "so …").
+_EN_LEAD = r"^\W*(?:(?:ok(?:ay)?|so|but|then|yes|yeah|sure|great|thanks|cool|alright|hmm|well|now)[\s,.!]+)*"
+_EN_FOLLOWUP_SHAPES: tuple[str, ...] = (
+    r"(?:what|how)\s+about\b",  # "what about next week?", "how about the important ones?"
+    r"(?:and|also|plus|or)\s+[^.!?]{1,40}\?\s*$",  # "and tomorrow?", "and the urgent ones?"
+    r"(?:(?:just|only)\s+)?(?:the|those)\s+[a-z ,&-]{1,30}\s+ones\s*\??\s*$",  # "the important ones?"
+    # "all", "show all", "all of them", "show me all of them", "list them all", "everything"
+    r"(?:(?:show|give|list|get|tell)(?:\s+me)?\s+)?(?:them\s+)?(?:all|everything)"
+    r"(?:\s+of\s+(?:them|those|these|it)|\s+(?:the\s+)?tasks)?(?:[\s,]+please)?\W*$",
+    r"(?:show|give|list)(?:\s+me)?\s+them\s+all\W*$",
+)
+_EN_FOLLOWUP_RE = re.compile(_EN_LEAD + "(?:" + "|".join(_EN_FOLLOWUP_SHAPES) + ")", re.IGNORECASE)
+# Longer English messages are questions of their own, not follow-ups.
+EN_FOLLOWUP_MAX_CHARS = 60
+
+
+def english_words(sentence: str) -> str:
+    return " ".join(sentence.replace("\u2019", "'").split())
+
+
+def looks_like_english_followup(sentence: str) -> bool:
+    """ "5 more", "more", "next page", "anything else?", "the rest", "all", "what about next week?"."""
+    text = english_words(sentence)
+    if not text or len(text) > EN_FOLLOWUP_MAX_CHARS:
+        return False
+    return bool(_EN_FOLLOWUP_RE.search(text) or MORE_RE.search(text))
