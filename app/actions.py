@@ -1,13 +1,15 @@
-"""The composition root of actions: the one place features are registered with the router."""
+"""The composition root of actions: the one place features are registered with the router.
+
+Adding an action is one `register` call here; everything else about it lives in its package.
+"""
 
 from __future__ import annotations
 
-from quicknote.handler import DESCRIPTION as QUICK_NOTE_DESCRIPTION
-from quicknote.handler import handle_quick_note
+from quicknote import handler as quicknote
+from quicknote.rendering import CLARIFY as NOTE_CLARIFY
 from route.chat import handle_chat
-from route.registry import Action, ActionRegistry
-from taskquery.handler import DESCRIPTION as TASK_QUERY_DESCRIPTION
-from taskquery.handler import handle_task_query
+from route.registry import Action, ActionRegistry, text_answer
+from taskquery import handler as taskquery
 
 CHAT_DESCRIPTION = (
     "闲聊: anything else — greetings, general questions, advice on planning, questions about "
@@ -17,7 +19,18 @@ CHAT_DESCRIPTION = (
 
 def build_registry() -> ActionRegistry:
     registry = ActionRegistry(fallback="chat")
-    registry.register(Action("chat", CHAT_DESCRIPTION, handle_chat))
-    registry.register(Action("quick_note_create", QUICK_NOTE_DESCRIPTION, handle_quick_note, side_effects=True))
-    registry.register(Action("task_query", TASK_QUERY_DESCRIPTION, handle_task_query))
+    registry.register(Action("chat", CHAT_DESCRIPTION, text_answer(handle_chat)))
+    registry.register(
+        Action(
+            "quick_note_create",
+            quicknote.DESCRIPTION,
+            quicknote.handle_quick_note,
+            writes=True,
+            clarify=NOTE_CLARIFY,
+            explain=quicknote.explain_note,
+        )
+    )
+    registry.register(
+        Action("task_query", taskquery.DESCRIPTION, taskquery.handle_task_query, explain=taskquery.explain_query)
+    )
     return registry

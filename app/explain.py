@@ -11,9 +11,7 @@ from sqlmodel import Session
 from core.llm import ModelHub
 from core.trace import Trace
 from core.turn import ChatText, Turn, TurnConfig
-from quicknote.handler import explain_note
 from route.pipeline import Pipeline
-from taskquery.handler import explain_query
 
 
 def _no_database() -> Session:
@@ -36,8 +34,7 @@ async def explain(
     )
     decision = await pipeline.router.decide(turn)
     out: dict[str, Any] = {"action": decision.action}
-    if decision.action == "task_query":
-        out["plan"] = await explain_query(turn)
-    elif decision.action == "quick_note_create":
-        out["note"] = await explain_note(turn)
+    explainer = pipeline.registry[decision.action].explain
+    if explainer is not None:
+        out.update(await explainer(turn))
     return out

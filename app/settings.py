@@ -5,14 +5,14 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import Field
+from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DB_PATH = Path.home() / ".local" / "share" / "suikou" / "suikou.db"
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SUIKOU_", env_file=".env", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix="SUIKOU_", env_file=".env", extra="ignore", populate_by_name=True)
 
     database_url: str = Field(default=f"sqlite:///{DEFAULT_DB_PATH}", description="SQLite file or PostgreSQL URL.")
     timezone: str = Field(default="Asia/Shanghai", description="Default user timezone.")
@@ -39,7 +39,14 @@ class Settings(BaseSettings):
 
     default_limit: int = Field(default=5, ge=1)
     max_limit: int = Field(default=20, ge=1)
-    quick_note_min_confidence: float = Field(default=0.6, ge=0, le=1)
+    write_min_confidence: float = Field(
+        default=0.6,
+        ge=0,
+        le=1,
+        validation_alias=AliasChoices("SUIKOU_WRITE_MIN_CONFIDENCE", "SUIKOU_QUICK_NOTE_MIN_CONFIDENCE"),
+        description="The router's confidence an action that writes needs (unless it declares its own); "
+        "below it Suikou asks and writes nothing. SUIKOU_QUICK_NOTE_MIN_CONFIDENCE is the old name.",
+    )
     note_retry_window_minutes: float = Field(
         default=10, gt=0, description="A resend of the same conversation within this is a retry, not a new note."
     )

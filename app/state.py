@@ -64,7 +64,7 @@ def turn_config_from(settings: Settings, *, reads_inline: bool = False) -> TurnC
     return TurnConfig(
         default_limit=settings.default_limit,
         max_limit=settings.max_limit,
-        quick_note_min_confidence=settings.quick_note_min_confidence,
+        write_min_confidence=settings.write_min_confidence,
         model_request_budget=settings.model_request_budget,
         turn_time_budget_s=settings.turn_time_budget_s,
         note_retry_window_s=settings.note_retry_window_minutes * 60,

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from core.locale import Locale
+
+if TYPE_CHECKING:
+    from core.store import TaskRow
 
 GROUP_LABELS: dict[Locale, dict[int, str]] = {
     "zh": {1: "重要且紧急", 2: "重要不紧急", 3: "简单不重要", 4: "不简单不重要"},
@@ -52,3 +56,17 @@ def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: 
         weekday=_WEEKDAYS[locale][local.weekday()],
         time=f"{local:%H:%M}",
     )
+
+
+def task_record(row: TaskRow, now: datetime) -> dict[str, Any]:
+    """One task as structured data (an action's ``Answer.data``): JSON-ready, times in RFC 3339."""
+    return {
+        "id": row.id,
+        "title": row.title,
+        "priority_group": row.priority_group,
+        "effective_group": row.effective_group,
+        "promoted": row.promoted,
+        "deadline_at": row.deadline_at.isoformat() if row.deadline_at else None,
+        "overdue": is_overdue(row.deadline_at, row.is_completed, now),
+        "is_completed": row.is_completed,
+    }

@@ -8,9 +8,10 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlmodel import Session
 
@@ -38,6 +39,17 @@ class HistoryTurn:
     text: str
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What an action hands back: the text the user reads, and the same result as data.
+
+    ``data`` is for channels that are not a chat (REST, MCP, a UI): the page shown, the task
+    written, the change made. It is JSON-ready (plain dicts, lists, strings, numbers)."""
+
+    text: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
 CLIENT_KEY_PREFIX = "cm:"
 
 
@@ -54,7 +66,7 @@ class TurnConfig:
 
     default_limit: int = 5
     max_limit: int = 20
-    quick_note_min_confidence: float = 0.6
+    write_min_confidence: float = 0.6  # what an action that writes needs, unless it declares its own
     history_turns: int = 6
     history_chars: int = 600
     max_reflect_retries: int = 2

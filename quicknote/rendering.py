@@ -58,3 +58,11 @@ def no_title_question(locale: Locale = "zh") -> str:
 
 def unclear_time_question(title: str, phrase: str, locale: Locale = "zh") -> str:
     return _TEXTS[locale]["unclear_time"].format(title=title, phrase=phrase)
+
+
+# What the turn answers when the router is not sure enough that a message asks to save a task.
+CLARIFY: dict[Locale, str] = {
+    "zh": "我不太确定你是想让我记下一个任务，还是随便聊聊。要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。",
+    "en": "I'm not sure whether you want me to save a task or just chat, so I haven't saved anything. "
+    'To save one, say e.g. "remind me to send the report tomorrow at 3pm".',
+}

@@ -4,25 +4,22 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from core.locale import Locale
-from core.turn import Turn
+from core.turn import Answer, Turn
 from route.aux import classify_aux
 from route.aux_reply import offline_aux_reply
 from route.chat import answer_aux
 from route.registry import ActionRegistry
 from route.router import Decision, Router
 
-LOW_CONFIDENCE_REPLY = (
-    "我不太确定你是想让我记下一个任务，还是随便聊聊。要记任务的话，可以直接说「帮我记一下：明天下午三点交报告」。"
-)
-LOW_CONFIDENCE_REPLY_EN = (
-    "I'm not sure whether you want me to save a task or just chat, so I haven't saved anything. "
-    'To save one, say e.g. "remind me to send the report tomorrow at 3pm".'
-)
-CLARIFY_REPLIES: dict[Locale, str] = {"zh": LOW_CONFIDENCE_REPLY, "en": LOW_CONFIDENCE_REPLY_EN}
+# When an action that writes does not declare a clarifying reply in the user's language.
+GENERIC_CLARIFY: dict[Locale, str] = {
+    "zh": "我不太确定你想让我做什么，所以什么都没有改动。可以说得更具体一点吗？",
+    "en": "I'm not sure what you want me to do, so I haven't changed anything. Could you say it more specifically?",
+}
 
 
 @dataclass(frozen=True)
@@ -32,6 +29,7 @@ class TurnOutcome:
     aux_kind: str | None
     decision: Decision | None
     elapsed_ms: float
+    data: Mapping[str, Any] = field(default_factory=dict)  # the action's structured result (Answer.data)
 
 
 class Pipeline:
@@ -55,11 +53,16 @@ class Pipeline:
         self._report(turn, decision, _ms(route_began))
 
         if decision.degraded_from is not None:
-            content = CLARIFY_REPLIES[turn.locale]
-            turn.on_content(content)
+            answer = Answer(self._clarify(decision, turn), {"clarify": decision.clarify_for})
+            turn.on_content(answer.text)
         else:
-            content = await self.registry[decision.action].handler(turn)
-        return TurnOutcome(decision.action, content, None, decision, _ms(began))
+            answer = await self.registry[decision.action].handler(turn)
+        return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data)
+
+    def _clarify(self, decision: Decision, turn: Turn) -> str:
+        name = decision.clarify_for
+        replies = self.registry[name].clarify if name is not None and name in self.registry else {}
+        return replies.get(turn.locale) or GENERIC_CLARIFY[turn.locale]
 
     def _report(self, turn: Turn, decision: Decision, elapsed_ms: float) -> None:
         data = {

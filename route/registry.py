@@ -1,28 +1,66 @@
-"""The action registry: one place that says which actions exist and who handles them.
+"""The action registry: one place that says which actions exist and everything about each.
 
-The router's prompt and its output type are generated from here, so an action the model can name
-always has a handler, and adding an action is one `register` call.
+An action declares what the router, the pipeline, `explain` and the settings need to know about
+it (see :class:`Action`); nothing outside its own package names it, except the composition root
+that registers it (``app/actions.py``). The router's prompt and its output type are generated
+from here, so an action the model can name always has a handler.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
-from typing import Literal
+from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from core.turn import Turn
+from core.locale import Locale
+from core.turn import Answer, HistoryTurn, Turn
 
-Handler = Callable[[Turn], Awaitable[str]]
+
+@dataclass(frozen=True)
+class OfflineSignal:
+    """An action's own offline reading of a message: "this is mine, this sure"."""
+
+    confidence: float
+    reason: str
+
+
+Handler = Callable[[Turn], Awaitable[Answer]]
+Explainer = Callable[[Turn], Awaitable[Mapping[str, Any]]]
+OfflineRule = Callable[[str, Sequence[HistoryTurn]], OfflineSignal | None]
 
 
 @dataclass(frozen=True)
 class Action:
+    """One thing Suikou can do with a message.
+
+    - ``writes``: it changes the user's data. The router then cross-checks the model against the
+      offline rules and needs ``min_confidence`` (None: the configured write threshold); when
+      unsure the pipeline answers ``clarify`` in the user's language and writes nothing.
+    - ``explain``: what ``suikou explain`` prints for it, merged into ``{"action": name}``
+      (brief §9), computed without writing anything.
+    - ``offline``: its offline routing signal. Registered signals are read before the router's
+      generic rules (chat, capture, query); the surest one wins.
+    """
+
     name: str
     description: str
     handler: Handler
-    side_effects: bool = False
+    writes: bool = False
+    min_confidence: float | None = None
+    clarify: Mapping[Locale, str] = field(default_factory=dict)
+    explain: Explainer | None = None
+    offline: OfflineRule | None = None
+
+
+def text_answer(handler: Callable[[Turn], Awaitable[str]]) -> Handler:
+    """A handler whose result is only text, as an :data:`Handler`."""
+
+    async def run(turn: Turn) -> Answer:
+        return Answer(await handler(turn))
+
+    return run
 
 
 class ActionRegistry:
@@ -33,6 +71,8 @@ class ActionRegistry:
     def register(self, action: Action) -> None:
         if action.name in self._actions:
             raise ValueError(f"action {action.name!r} registered twice")
+        if action.writes and not action.clarify:
+            raise ValueError(f"action {action.name!r} writes, so it needs a clarifying reply")
         self._actions[action.name] = action
 
     def __getitem__(self, name: str) -> Action:
@@ -46,6 +86,18 @@ class ActionRegistry:
 
     def names(self) -> list[str]:
         return list(self._actions)
+
+    def writes(self, name: str) -> bool:
+        return name in self._actions and self._actions[name].writes
+
+    def offline_signal(self, text: str, history: Sequence[HistoryTurn]) -> tuple[str, OfflineSignal] | None:
+        """The surest registered offline signal for ``text`` (ties: the earlier registration)."""
+        best: tuple[str, OfflineSignal] | None = None
+        for action in self:
+            signal = action.offline(text, history) if action.offline else None
+            if signal is not None and (best is None or signal.confidence > best[1].confidence):
+                best = (action.name, signal)
+        return best
 
     def decision_model(self) -> type[BaseModel]:
         """The router's structured output type; `action` is a Literal of the registered names."""

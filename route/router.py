@@ -32,6 +32,7 @@ class Decision:
     reason: str
     degraded_from: str | None = None  # the action the router wanted before a safety downgrade
     contradicted: bool = False  # the model and the offline rules disagree about a write
+    clarify_for: str | None = None  # the write in question, whose clarifying reply the turn answers
 
 
 class Router:
@@ -52,6 +53,10 @@ class Router:
         return "\n".join(lines)
 
     def offline_decision(self, turn: Turn) -> Decision:
+        claimed = self.registry.offline_signal(turn.text, turn.history)
+        if claimed is not None:  # an action's own rule recognised the message
+            name, signal = claimed
+            return Decision(name, signal.confidence, signal.reason[:200])
         action, confidence, reason = offline_route(turn.text, turn.history)
         if action not in self.registry:
             action, reason = self.registry.fallback, f"{reason}（未注册的动作 {action}）"
@@ -62,7 +67,7 @@ class Router:
 
         The model proposes, code decides: when the model and the offline rules disagree about an
         action that writes data (either one wants it, the other does not), the turn asks instead of
-        acting. An action that writes also needs `turn.config.quick_note_min_confidence`.
+        acting. An action that writes also needs its confidence threshold (`_threshold`).
         """
         rules = self.offline_decision(turn)
 
@@ -73,19 +78,28 @@ class Router:
             self.spec, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
         )
         decision = Decision(out.action, float(out.confidence), out.reason)
-        if self._contradicts_writes(decision, rules, turn.config.quick_note_min_confidence):
-            return Decision(self.registry.fallback, decision.confidence, decision.reason, decision.action, True)
-        if self._writes(decision.action) and decision.confidence < turn.config.quick_note_min_confidence:
-            return Decision(self.registry.fallback, decision.confidence, decision.reason, decision.action)
+        if self._contradicts_writes(decision, rules, turn):
+            write = decision.action if self._writes(decision.action) else rules.action
+            fallback = self.registry.fallback
+            return Decision(fallback, decision.confidence, decision.reason, decision.action, True, write)
+        if self._writes(decision.action) and decision.confidence < self._threshold(decision.action, turn):
+            fallback = self.registry.fallback
+            return Decision(
+                fallback, decision.confidence, decision.reason, decision.action, clarify_for=decision.action
+            )
         return decision
 
     def _writes(self, action: str) -> bool:
-        return action in self.registry and self.registry[action].side_effects
+        return self.registry.writes(action)
 
-    def _contradicts_writes(self, model: Decision, rules: Decision, threshold: float) -> bool:
+    def _threshold(self, action: str, turn: Turn) -> float:
+        declared = self.registry[action].min_confidence
+        return turn.config.write_min_confidence if declared is None else declared
+
+    def _contradicts_writes(self, model: Decision, rules: Decision, turn: Turn) -> bool:
         """A write the rules do not read in the words, or a write the rules read clearly and the model missed."""
         if model.action == rules.action:
             return False
         if self._writes(model.action):
             return True
-        return self._writes(rules.action) and rules.confidence >= threshold
+        return self._writes(rules.action) and rules.confidence >= self._threshold(rules.action, turn)

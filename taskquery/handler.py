@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from core.display import task_record
 from core.graphrun import run_nodes
-from core.turn import Turn
+from core.turn import Answer, Turn
 from taskquery import steps
 from taskquery.graph import Plan, task_query_graph
 from taskquery.state import QueryDeps, QueryState
@@ -17,7 +18,7 @@ DESCRIPTION = (
 )
 
 
-async def handle_task_query(turn: Turn) -> str:
+async def handle_task_query(turn: Turn) -> Answer:
     state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     answer = await run_nodes(task_query_graph(), Plan(), state=state, deps=QueryDeps(turn))
     turn.trace.notes.update(
@@ -26,11 +27,26 @@ async def handle_task_query(turn: Turn) -> str:
         total=state.page.total if state.page else None,
     )
     turn.on_content(answer)
-    return answer
+    return Answer(answer, page_data(state))
+
+
+def page_data(state: QueryState) -> dict[str, Any]:
+    """The page the answer lists, as data: the tasks shown, the true total, the filter that ran."""
+    page, flt = state.page, state.filter
+    if page is None or flt is None:
+        return {}
+    return {
+        "total": page.total,
+        "total_exact": page.total_exact,
+        "offset": state.offset,
+        "items": [task_record(row, state.now) for row in page.items],
+        "filter": flt.model_dump(mode="json", exclude_none=True),
+        "broadened": list(state.broadened),
+    }
 
 
 async def explain_query(turn: Turn) -> dict[str, Any]:
-    """plan → quadrant → time_anchor without a database, as brief §9 specifies."""
+    """``{"plan": …}``: plan → quadrant → time_anchor without a database, as brief §9 specifies."""
     state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     await steps.plan_step(state, turn)
     steps.quadrant_step(state)
@@ -38,15 +54,17 @@ async def explain_query(turn: Turn) -> dict[str, Any]:
     flt = state.filter
     assert flt is not None
     return {
-        "quadrants": flt.quadrants,
-        "time_field": flt.time_field,
-        "time_after": flt.time_after.isoformat() if flt.time_after else None,
-        "time_before": flt.time_before.isoformat() if flt.time_before else None,
-        "include_completed": flt.include_completed,
-        "keyword": flt.keyword,
-        "sort_by": flt.sort_by,
-        "order": flt.order,
-        "limit": flt.limit,
-        "explicit_limit": state.lock.explicit,
-        "wants_all": state.lock.wants_all,
+        "plan": {
+            "quadrants": flt.quadrants,
+            "time_field": flt.time_field,
+            "time_after": flt.time_after.isoformat() if flt.time_after else None,
+            "time_before": flt.time_before.isoformat() if flt.time_before else None,
+            "include_completed": flt.include_completed,
+            "keyword": flt.keyword,
+            "sort_by": flt.sort_by,
+            "order": flt.order,
+            "limit": flt.limit,
+            "explicit_limit": state.lock.explicit,
+            "wants_all": state.lock.wants_all,
+        }
     }

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import typing
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -11,28 +14,44 @@ from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, Tool
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from app.actions import build_registry
+from app.explain import explain
 from core.llm import ModelHub
-from core.turn import Turn
-from route.pipeline import Pipeline
-from route.registry import Action, ActionRegistry
+from core.turn import Answer, HistoryTurn, Turn, TurnConfig
+from route.pipeline import GENERIC_CLARIFY, Pipeline
+from route.registry import Action, ActionRegistry, OfflineSignal
 from route.router import Router
 from support.harness import Harness, make_harness
 
 BUILTIN = ["chat", "quick_note_create", "task_query"]
 
 
-async def _noop(turn: Turn) -> str:
-    return ""
+async def _noop(turn: Turn) -> Answer:
+    return Answer("")
+
+
+# The small example action of the contract (docs/fdr/0012): its own package would hold these.
+def _weather_rule(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
+    return OfflineSignal(0.8, "问天气") if re.search(r"下雨|天气|气温", text) else None
+
+
+async def _explain_weather(turn: Turn) -> dict[str, Any]:
+    return {"forecast": {"when": turn.text}}
 
 
 def weather_action(replies: list[str] | None = None) -> Action:
-    async def handle(turn: Turn) -> str:
+    async def handle(turn: Turn) -> Answer:
         text = f"晴，{turn.text}"
         (replies if replies is not None else []).append(text)
         turn.on_content(text)
-        return text
+        return Answer(text, {"sky": "clear"})
 
-    return Action("weather", "天气: the user asks about the weather (e.g. '明天下雨吗').", handle)
+    return Action(
+        "weather",
+        "天气: the user asks about the weather (e.g. '明天下雨吗').",
+        handle,
+        explain=_explain_weather,
+        offline=_weather_rule,
+    )
 
 
 def action_schema(registry: ActionRegistry) -> dict:
@@ -43,7 +62,7 @@ def test_builtin_registry() -> None:
     registry = build_registry()
     assert registry.names() == BUILTIN
     assert registry.fallback == "chat" and "chat" in registry
-    assert [a.name for a in registry if a.side_effects] == ["quick_note_create"]
+    assert [a.name for a in registry if a.writes] == ["quick_note_create"]
 
 
 def test_decision_model_action_is_a_literal_of_the_registered_names() -> None:
@@ -152,3 +171,54 @@ async def test_offline_router_never_names_an_unregistered_action(
     assert answer.content.strip()
     [route] = [e.data for e in answer.events if e.stage == "route" and e.status == "end"]
     assert "quick_note_create" in route["reason"]
+
+
+async def test_an_actions_offline_rule_routes_to_it_and_explain_asks_it(
+    database_url: str, harness_with: list[Harness]
+) -> None:
+    registry = build_registry()
+    registry.register(weather_action())
+    h = make_harness(database_url)
+    harness_with.append(h)
+    h.state.pipeline = Pipeline(registry)
+
+    answer = await h.ask("明天下雨吗")
+    assert (answer.action, answer.content) == ("weather", "晴，明天下雨吗")
+    assert (await h.ask("明天下午三点交报告")).action == "quick_note_create"  # the generic rules still read the rest
+
+    now = datetime(2026, 12, 1, 9, tzinfo=UTC)
+    out = await explain(h.state.pipeline, ModelHub(), "明天下雨吗", now=now, tz="Asia/Shanghai", config=TurnConfig())
+    assert out == {"action": "weather", "forecast": {"when": "明天下雨吗"}}
+
+
+def test_a_writing_action_must_say_how_it_asks() -> None:
+    registry = ActionRegistry()
+    with pytest.raises(ValueError, match="clarifying"):
+        registry.register(Action("wipe", "删光", _noop, writes=True))
+
+
+async def test_an_unsure_write_answers_that_actions_own_question(
+    database_url: str, harness_with: list[Harness]
+) -> None:
+    """Below the action's own threshold the pipeline asks with the action's words and runs nothing."""
+    ran: list[str] = []
+
+    async def handle(turn: Turn) -> Answer:
+        ran.append(turn.text)
+        return Answer("done")
+
+    def rule(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
+        return OfflineSignal(0.7, "像是要归档") if "归档" in text or "archive" in text else None
+
+    registry = build_registry()
+    registry.register(
+        Action("archive", "归档", handle, writes=True, min_confidence=0.9, clarify={"zh": "要归档哪个？"}, offline=rule)
+    )
+    h = make_harness(database_url)
+    harness_with.append(h)
+    h.state.pipeline = Pipeline(registry)
+
+    answer = await h.ask("把旧任务归档")
+    assert (answer.action, answer.content, ran) == ("chat", "要归档哪个？", [])
+    english = await h.ask("archive the old ones please")
+    assert (english.content, ran) == (GENERIC_CLARIFY["en"], [])  # no English wording declared

@@ -18,7 +18,7 @@ from sqlmodel import select
 
 from core.llm import ModelHub
 from core.models import Task
-from route.pipeline import LOW_CONFIDENCE_REPLY
+from quicknote.rendering import CLARIFY
 from support.fake_openai import FakeOpenAI, Malformed, Reply
 from support.harness import NOW, Answer, Harness, make_harness
 
@@ -136,7 +136,7 @@ async def test_router_low_confidence_note_asks_instead_of_writing(
     answer = await ask(h, "明天下午三点交报告")
 
     assert answer.action == "chat"
-    assert answer.content == LOW_CONFIDENCE_REPLY
+    assert answer.content == CLARIFY["zh"]
     [route] = events(answer, "route", "end")
     assert route["degraded_from"] == "quick_note_create"
     assert route["confidence"] == 0.3
