@@ -50,6 +50,14 @@ class Answer:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class OfflineSignal:
+    """An action's own offline reading of a message: "this is mine, this sure"."""
+
+    confidence: float
+    reason: str
+
+
 CLIENT_KEY_PREFIX = "cm:"
 
 

@@ -15,16 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, create_model
 
 from core.locale import Locale
-from core.turn import Answer, HistoryTurn, Turn
-
-
-@dataclass(frozen=True)
-class OfflineSignal:
-    """An action's own offline reading of a message: "this is mine, this sure"."""
-
-    confidence: float
-    reason: str
-
+from core.turn import Answer, HistoryTurn, OfflineSignal, Turn
 
 Handler = Callable[[Turn], Awaitable[Answer]]
 Explainer = Callable[[Turn], Awaitable[Mapping[str, Any]]]
