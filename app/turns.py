@@ -71,27 +71,28 @@ def log_failure(turn: Turn, exc: Exception) -> None:
 
 
 def log_request(turn: Turn, outcome: TurnOutcome) -> None:
+    """The request's one JSON log line (built only when INFO is on)."""
+    if log.isEnabledFor(logging.INFO):
+        log.info(json.dumps(request_record(turn, outcome), ensure_ascii=False))
+
+
+def request_record(turn: Turn, outcome: TurnOutcome) -> dict[str, Any]:
     trace = turn.trace
-    log.info(
-        json.dumps(
-            {
-                "event": "chat",
-                "route": outcome.action,
-                "aux": outcome.aux_kind,
-                "confidence": round(outcome.decision.confidence, 2) if outcome.decision else None,
-                "nodes_ms": trace.timings_ms,
-                "model_calls": trace.usage.requests,
-                "model_calls_by_node": trace.model_calls,
-                "offline_steps": trace.usage.offline_steps,
-                "offline_by_node": trace.offline_steps,
-                "retries": trace.notes.get("retries", 0),
-                "broadened": trace.notes.get("broadened", []),
-                "fallbacks": [e.data.get("node") for e in trace.events if e.stage == "fallback"],
-                "total_ms": round(outcome.elapsed_ms, 2),
-            },
-            ensure_ascii=False,
-        )
-    )
+    return {
+        "event": "chat",
+        "route": outcome.action,
+        "aux": outcome.aux_kind,
+        "confidence": round(outcome.decision.confidence, 2) if outcome.decision else None,
+        "nodes_ms": trace.timings_ms,
+        "model_calls": trace.usage.requests,
+        "model_calls_by_node": trace.model_calls,
+        "offline_steps": trace.usage.offline_steps,
+        "offline_by_node": trace.offline_steps,
+        "retries": trace.notes.get("retries", 0),
+        "broadened": trace.notes.get("broadened", []),
+        "fallbacks": [e.data.get("node") for e in trace.events if e.stage == "fallback"],
+        "total_ms": round(outcome.elapsed_ms, 2),
+    }
 
 
 async def complete(job: ChatJob, ids: ResponseIds) -> dict[str, Any]:

@@ -76,7 +76,6 @@ import anyio
 import anyio.to_thread
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.responses import Response
-from fastapi.security import HTTPAuthorizationCredentials
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -85,9 +84,6 @@ from app.deps import (  # noqa: E402
     CurrentUser,
     StateDep,
     TimezoneDep,
-    _bearer,
-    _user_for_key,
-    get_timezone,
 )
 from bench.http_throughput import QUERY, seed_database  # noqa: E402
 
@@ -303,40 +299,6 @@ async def chat_like_suikou(
     return Response(request.app.state.canned, media_type="application/json")
 
 
-async def _async_get_state(request: Request) -> Any:
-    return request.app.state.suikou
-
-
-AsyncStateDep = Annotated[Any, Depends(_async_get_state)]
-
-
-async def _async_current_user(
-    state: AsyncStateDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
-) -> Any:
-    """app.deps.get_current_user, over the async state dependency."""
-    key = credentials.credentials.strip() if credentials else ""
-    user = state.key_cache.get(key)
-    if user is None:
-        user = await anyio.to_thread.run_sync(_user_for_key, state, key)
-        state.key_cache.put(key, user)
-    return user
-
-
-async def _async_get_timezone(state: AsyncStateDep, x_suikou_timezone: Annotated[str | None, Header()] = None) -> str:
-    return get_timezone(state, x_suikou_timezone)  # no I/O: a set lookup
-
-
-async def chat_with_async_deps(
-    request: Request,
-    state: AsyncStateDep,
-    user: Annotated[Any, Depends(_async_current_user)],
-    tz: Annotated[str, Depends(_async_get_timezone)],
-    x_client_message_id: Annotated[str | None, Header()] = None,
-) -> Response:
-    await request.body()
-    return Response(request.app.state.canned, media_type="application/json")
-
-
 def chat_shaped_app(state: Any, canned: bytes, endpoint: Callable[..., Awaitable[Response]]) -> FastAPI:
     """Suikou's middleware and error handlers around one chat-shaped route that answers ``canned``."""
     from functools import partial
@@ -476,7 +438,7 @@ async def run(args: argparse.Namespace) -> None:
     import starlette
     from pydantic_graph import End, GraphRunContext
 
-    from app.turns import complete, log_request, make_job
+    from app.turns import complete, log_request, make_job, request_record
     from app.wire import ResponseIds, completion_body, message_texts, parse_chat_request
     from core.store import query_tasks
     from route.aux import classify_aux
@@ -604,24 +566,7 @@ async def run(args: argparse.Namespace) -> None:
                 log_request(done_job.turn, done_outcome)
 
             def log_json_only() -> None:
-                json.dumps(
-                    {
-                        "event": "chat",
-                        "route": done_outcome.action,
-                        "aux": done_outcome.aux_kind,
-                        "confidence": round(done_outcome.decision.confidence, 2) if done_outcome.decision else None,
-                        "nodes_ms": trace.timings_ms,
-                        "model_calls": trace.usage.requests,
-                        "model_calls_by_node": trace.model_calls,
-                        "offline_steps": trace.usage.offline_steps,
-                        "offline_by_node": trace.offline_steps,
-                        "retries": trace.notes.get("retries", 0),
-                        "broadened": trace.notes.get("broadened", []),
-                        "fallbacks": [e.data.get("node") for e in trace.events if e.stage == "fallback"],
-                        "total_ms": round(done_outcome.elapsed_ms, 2),
-                    },
-                    ensure_ascii=False,
-                )
+                json.dumps(request_record(done_job.turn, done_outcome), ensure_ascii=False)
 
             def body_build() -> dict[str, Any]:
                 reasoning = "".join(e.as_line() for e in trace.events)
@@ -680,15 +625,9 @@ async def run(args: argparse.Namespace) -> None:
             f.diff("one sync dependency (a thread hop) - one async", 1, sd, ad, scale=0.5)
             canned = bytes(reply.body)
             shaped = asgi_caller(chat_shaped_app(state, canned, chat_like_suikou), "POST", CHAT_PATH, BODY)
-            shaped_async = asgi_caller(chat_shaped_app(state, canned, chat_with_async_deps), "POST", CHAT_PATH, BODY)
-            for call in (shaped, shaped_async):
-                if (await call()).status != 200:
-                    raise SystemExit("the chat-shaped route failed")
+            if (await shaped()).status != 200:
+                raise SystemExit("the chat-shaped route failed")
             shaped_m = f.add("chat-shaped route: Suikou's middleware + dependencies, canned reply", 0, await m(shaped))
-            shaped_async_m = f.add(
-                "the same with get_state, get_current_user, get_timezone as async def", 0, await m(shaped_async)
-            )
-            saving = f.diff("saved by async dependencies", 1, shaped_m, shaped_async_m)
             health_m = f.add("Suikou GET /healthz", 0, await m(healthz))
             f.diff("Suikou's middleware (ErrorBoundary, BodyGate) + response_model", 1, health_m, ping_m)
             f.add(f"POST {CHAT_PATH}, task query, streaming (SSE)", 0, await m(chat_stream))
@@ -734,12 +673,6 @@ async def run(args: argparse.Namespace) -> None:
                 2,
                 shaped_m,
                 "from the references; includes its Response",
-            )
-            t.add(
-                "of which get_state + get_timezone: sync deps, a thread hop each",
-                3,
-                saving,
-                "that route - the same with async deps",
             )
             t.add("parse_chat_request + message_texts", 1, parse_m)
             t.add("make_job (Turn, Trace, turn key)", 1, job_m)
