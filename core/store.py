@@ -206,7 +206,7 @@ _PATTERN = sa.bindparam("pattern", "", type_=sa.String)
 _GROUP = sa.bindparam("group", 0, type_=sa.Integer)
 _LIMIT = sa.bindparam("limit", 0, type_=sa.Integer)
 _OFFSET = sa.bindparam("offset", 0, type_=sa.Integer)
-_CAP = sa.bindparam("cap", 0, type_=sa.Integer)
+_CAP = sa.bindparam("cap", 0, type_=sa.BigInteger)  # offset + limit + 1 can pass 2**31 - 1
 
 _TIME_COLUMNS = {
     "deadline": col(Task.deadline_at),
@@ -448,7 +448,7 @@ def _build_page(shape: _Shape, *, one_group: bool) -> sa.ClauseElement:
     """
     if shape.completed is not None or shape.sort_by == "id":
         return _page_select(shape, one_group=one_group)
-    window = sa.bindparam("window", 0, type_=sa.Integer)
+    window = sa.bindparam("window", 0, type_=sa.BigInteger)  # offset + limit can pass 2**31 - 1
     branches = [
         _page_select(dataclasses.replace(shape, completed=state), one_group=one_group, window=window).subquery()
         for state in (False, True)

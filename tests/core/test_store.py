@@ -638,3 +638,12 @@ def test_concurrent_duplicates_create_one_row(session: Session, new_session: Cal
     assert sum(created for _, created in results) == 1
     rows = session.exec(select(Task).where(col(Task.source_key) == "turn-42")).all()
     assert len(rows) == 1
+
+
+def test_the_deepest_page_counts_past_32_bits(session: Session) -> None:
+    """offset + limit + 1 (the count's bound) can pass 2**31 - 1: PostgreSQL must not see an int4."""
+    uid = _user(session)
+    _add(session, uid, "只有一条")
+    for sort_by in ("deadline", "priority"):
+        page = _q(session, uid, offset=2**31 - 1, limit=200, include_completed=True, sort_by=sort_by)
+        assert (page.total, page.total_exact, page.items) == (1, True, [])
