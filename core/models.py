@@ -376,6 +376,7 @@ __all__ = [
     "Group",
     "Task",
     "TaskBase",
+    "TaskChange",
     "TaskCreate",
     "TaskPublic",
     "TaskTitleGram",
@@ -418,3 +419,36 @@ class TaskTitleGram(SQLModel, table=True):
         index=True,
         sa_column_kwargs={"autoincrement": False},
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# task_changes (written and read by core.changes)
+
+CHANGE_KINDS = ("create", "complete", "reopen", "update")
+
+
+class TaskChange(SQLModel, table=True):
+    """One write a chat turn made to a task: the log that makes "撤销" possible (:mod:`core.changes`).
+
+    ``before``/``after`` are JSON snapshots of the task's fields (``before`` is NULL for a
+    create). ``task_id`` is ``ON DELETE SET NULL``: undoing a create deletes the task and the
+    change row stays, with ``after`` saying what was created. ``ix_task_changes_user_id_id``
+    serves reading a user's changes by id; ``ix_task_changes_task_id`` serves the ``SET NULL``
+    when a task is deleted (without it, every task delete would scan this table).
+    """
+
+    __tablename__ = "task_changes"
+    __table_args__ = (
+        sa.CheckConstraint("kind IN ('create', 'complete', 'reopen', 'update')", name="ck_task_changes_kind"),
+        sa.Index("ix_task_changes_user_id_id", "user_id", "id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False)
+    task_id: int | None = Field(default=None, foreign_key="tasks.id", ondelete="SET NULL", index=True)
+    turn_key: str = Field(max_length=128, nullable=False)
+    kind: str = Field(max_length=16, nullable=False)
+    before: str | None = Field(default=None, sa_type=sa.Text)
+    after: str = Field(sa_type=sa.Text, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    undone_at: datetime | None = Field(default=None, sa_type=UTCDateTime)

@@ -56,7 +56,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert list((MIGRATIONS_DIR / "versions").glob("0001_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0002_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0003_*.py"))
-    assert _head() == "0003_title_grams"
+    assert list((MIGRATIONS_DIR / "versions").glob("0004_*.py"))
+    assert _head() == "0004_task_changes"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:

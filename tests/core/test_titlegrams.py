@@ -387,7 +387,7 @@ def test_0003_backfills_a_deployed_0002_database(engine_factory: Callable[[], En
                 ),
                 {"u": uid, "title": title, "t": NOW},
             )
-    migrate(engine)
+    migrate(engine, "0003_title_grams")
     assert current_revision(engine) == "0003_title_grams"
     with Session(engine) as session:
         tasks = session.execute(sa.select(col(Task.id), col(Task.title))).all()
