@@ -1,0 +1,262 @@
+"""The `task_complete` action: "交报告做完了" marks a task done, "交报告还没做完" reopens it.
+
+One match → written (in one transaction, with a write-log entry when ``core.changes`` exists);
+several → the candidates are listed and nothing is written; none → said, nothing written.
+
+Retries: a retried turn must not toggle twice. With the write log (``core.changes``), a change
+this attempt already logged (``Turn.attempt_keys``) is its earlier copy: the answer repeats, with
+the same change id, and nothing is written. Without the log, a task the words name that was put
+into the wanted state within the retry window (``TurnConfig.note_retry_window_s``) counts as the
+earlier copy, unless a task in the other state has exactly that title. Completing an already
+completed task is a no-op either way.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from types import ModuleType
+from typing import Any, Literal
+
+import anyio.to_thread
+from sqlmodel import Session, col, select
+
+from core.display import format_when, task_record
+from core.locale import Locale
+from core.models import Task
+from core.store import complete_task, get_task, task_row
+from core.turn import Answer, Turn
+from taskcomplete.match import Match, find_matches
+from taskcomplete.offline import is_reopen, target_words
+
+__all__ = ["CLARIFY", "DESCRIPTION", "explain_complete", "handle_complete"]
+
+DESCRIPTION = (
+    "完成: the user STATES that one of their tasks is done ('交报告做完了', '把交报告标记为完成', "
+    "'I finished the report') or not done after all ('交报告还没做完', 'reopen the report task'). "
+    "Writes data. A QUESTION whether something is done ('周报交了没', '报告做完了吗') is task_query."
+)
+
+CLARIFY: dict[Locale, str] = {
+    "zh": "你是想把某个任务标记为完成吗？说一下任务名，例如「交报告做完了」。这次什么都没有改动。",
+    "en": 'Do you want to mark a task as done? Tell me which one, e.g. "I finished the report". Nothing was changed.',
+}
+
+SHOWN_CANDIDATES = 5
+
+
+def _changes_module() -> ModuleType | None:
+    """``core.changes`` (the write log) when it is installed; the action works without it."""
+    try:
+        return importlib.import_module("core.changes")
+    except ImportError:
+        return None
+
+
+Kind = Literal["written", "again", "already", "ask", "none", "no_words"]
+
+
+@dataclass
+class _Outcome:
+    kind: Kind
+    task: dict[str, Any] | None = None  # task_record of the task, read inside the session
+    title: str = ""
+    deadline_at: datetime | None = None
+    candidates: list[tuple[dict[str, Any], str, datetime | None]] = field(default_factory=list)
+    total: int = 0
+    change_id: Any = None
+
+
+def _earlier_copy(session: Session, turn: Turn, completed: bool) -> tuple[Task, Any] | None:
+    """The task (and change id) this very attempt already changed, from the write log."""
+    change_table = getattr(importlib.import_module("core.models"), "TaskChange", None)
+    if change_table is None:
+        return None
+    keys = turn.attempt_keys()
+    query = select(change_table).where(
+        change_table.user_id == turn.user_id,
+        col(change_table.turn_key).in_(keys.candidates),
+        change_table.kind == ("complete" if completed else "reopen"),
+    )
+    if keys.window is not None:
+        query = query.where(change_table.created_at >= turn.now - keys.window)
+    row = session.exec(query.order_by(col(change_table.id).desc())).first()
+    if row is None or row.task_id is None:
+        return None
+    task = get_task(session, turn.user_id, row.task_id)
+    return (task, row.id) if task is not None else None
+
+
+def _read_target(turn: Turn) -> tuple[str | None, bool]:
+    """(the task words, whether the task should end up completed)."""
+    return target_words(turn.text), not is_reopen(turn.text)
+
+
+def _recent(task: Task, completed: bool, since: datetime) -> bool:
+    moment = task.completed_at if completed else task.updated_at
+    return moment is not None and moment >= since
+
+
+def _record(task: Task, now: datetime) -> tuple[dict[str, Any], str, datetime | None]:
+    return task_record(task_row(task, now=now), now), task.title, task.deadline_at
+
+
+def _decide(turn: Turn, words: str, completed: bool) -> _Outcome:
+    changes = _changes_module()
+    since = turn.now - timedelta(seconds=turn.config.note_retry_window_s)
+    with turn.sessions() as session:
+        if changes is not None:
+            copy = _earlier_copy(session, turn, completed)
+            if copy is not None:
+                record, title, deadline = _record(copy[0], turn.now)
+                return _Outcome("again", record, title, deadline, change_id=copy[1])
+        # Tasks in the other state are the ones to change; tasks already in the wanted state may be
+        # this attempt's earlier copy (a retry) or simply done already.
+        todo: Match = find_matches(session, turn.user_id, words, completed=not completed)
+        done: Match = find_matches(session, turn.user_id, words, completed=completed)
+        named = done.tier in ("exact", "contains")
+        # Without a write log, a task just put into the wanted state stands for the earlier copy.
+        recent = [t for t in done.tasks if named and changes is None and _recent(t, completed, since)]
+        target: Task | None = None
+        if todo.tier == "exact" and len(todo.tasks) == 1:
+            target = todo.tasks[0]
+        elif len(recent) == 1 and todo.tier != "exact":
+            record, title, deadline = _record(recent[0], turn.now)
+            return _Outcome("again", record, title, deadline)
+        elif len(todo.tasks) == 1:
+            target = todo.tasks[0]
+        elif todo.tasks:
+            cands = [_record(t, turn.now) for t in todo.tasks]
+            return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
+        elif named and len(done.tasks) == 1:
+            record, title, deadline = _record(done.tasks[0], turn.now)
+            return _Outcome("already", record, title, deadline)
+        else:
+            return _Outcome("none")
+
+        assert target.id is not None
+        before = changes.snapshot(target) if changes is not None else None
+        task = complete_task(session, turn.user_id, target.id, now=turn.now, completed=completed)
+        assert task is not None
+        change_id = None
+        if changes is not None:
+            change_id = changes.record(
+                session,
+                user_id=turn.user_id,
+                turn_key=turn.attempt_keys().write,
+                kind="complete" if completed else "reopen",
+                task=task,
+                before=before,
+                now=turn.now,
+            )
+        record, title, deadline = _record(task, turn.now)
+        session.commit()
+        return _Outcome("written", record, title, deadline, change_id=change_id)
+
+
+# --- words -------------------------------------------------------------------------------------
+
+
+def _when(deadline: datetime | None, turn: Turn) -> str | None:
+    return format_when(deadline, turn.tz, turn.now, turn.locale) if deadline is not None else None
+
+
+def _done_line(title: str, when: str | None, completed: bool, locale: Locale) -> str:
+    if locale == "en":
+        if completed:
+            return f'Done: "{title}"' + (f" (was due {when})" if when else "")
+        return f'Reopened: "{title}"' + (f" (due {when})" if when else "")
+    if completed:
+        return f"已完成：「{title}」" + (f"（原定 {when} 截止）" if when else "")
+    return f"已改回未完成：「{title}」" + (f"（截止 {when}）" if when else "")
+
+
+def _already_line(title: str, completed: bool, locale: Locale) -> str:
+    if locale == "en":
+        state = "already done" if completed else "already open"
+        return f'"{title}" is {state}; nothing was changed.'
+    state = "已经是完成状态" if completed else "本来就是未完成"
+    return f"「{title}」{state}，没有改动。"
+
+
+def _ask_text(outcome: _Outcome, words: str, completed: bool, turn: Turn) -> str:
+    locale = turn.locale
+    lines = []
+    for i, (_record, title, deadline) in enumerate(outcome.candidates, 1):
+        when = _when(deadline, turn)
+        if locale == "en":
+            lines.append(f"{i}. {title}" + (f" (due {when})" if when else ""))
+        else:
+            lines.append(f"{i}. {title}" + (f"（截止 {when}）" if when else ""))
+    more = outcome.total - len(outcome.candidates)
+    if locale == "en":
+        state = "open" if completed else "completed"
+        head = f'{outcome.total} {state} tasks match "{words}". Which one?'
+        tail = (f"…and {more} more.\n" if more > 0 else "") + "Say its full name; nothing was changed yet."
+    else:
+        state = "未完成" if completed else "已完成"
+        head = f"有 {outcome.total} 个{state}任务和「{words}」对得上，是哪一个？"
+        tail = (f"……还有 {more} 个没列出。\n" if more > 0 else "") + "说一下完整的任务名，这次还没有改动。"
+    return "\n".join([head, *lines, tail])
+
+
+def _none_text(words: str, completed: bool, locale: Locale) -> str:
+    if locale == "en":
+        state = "open" if completed else "completed"
+        return f'No {state} task matches "{words}"; nothing was changed.'
+    state = "未完成" if completed else "已完成"
+    return f"没有找到标题含「{words}」的{state}任务，什么都没有改动。"
+
+
+def _render(outcome: _Outcome, words: str, completed: bool, turn: Turn) -> Answer:
+    locale = turn.locale
+    if outcome.kind in ("written", "again"):
+        text = _done_line(outcome.title, _when(outcome.deadline_at, turn), completed, locale)
+        data: dict[str, Any] = {"task": outcome.task, "completed": completed, "changed": outcome.kind == "written"}
+        # A retry repeats the first answer, the carried change id included.
+        changes = _changes_module()
+        if outcome.change_id is not None and changes is not None:
+            text = changes.marker(text, [outcome.change_id])
+            data["change_id"] = outcome.change_id
+        return Answer(text, data)
+    if outcome.kind == "already":
+        return Answer(
+            _already_line(outcome.title, completed, locale),
+            {"task": outcome.task, "completed": completed, "changed": False},
+        )
+    if outcome.kind == "ask":
+        records = [record for record, _title, _deadline in outcome.candidates]
+        return Answer(_ask_text(outcome, words, completed, turn), {"candidates": records, "total": outcome.total})
+    if outcome.kind == "none":
+        return Answer(_none_text(words, completed, locale), {"matches": 0, "words": words})
+    return Answer(CLARIFY[locale], {"matches": 0, "words": None})
+
+
+async def handle_complete(turn: Turn) -> Answer:
+    words, completed = _read_target(turn)
+    verb = "标记完成" if completed else "改回未完成"
+    turn.trace.emit("complete", "start", f"找要{verb}的任务", {"words": words, "completed": completed})
+    if not words:
+        outcome = _Outcome("no_words")
+    else:
+        found = words
+        outcome = await anyio.to_thread.run_sync(lambda: _decide(turn, found, completed))
+    messages = {
+        "written": f"已{verb}：{outcome.title}",
+        "again": f"这一轮已经{verb}过了：{outcome.title}，不再改动",
+        "already": f"{outcome.title} 已经是这个状态，不改动",
+        "ask": f"{outcome.total} 个任务对得上，先问是哪一个，不改动",
+        "none": "没有对得上的任务，不改动",
+        "no_words": "没听出是哪个任务，不改动",
+    }
+    turn.trace.emit("complete", "end", messages[outcome.kind], {"outcome": outcome.kind})
+    answer = _render(outcome, words or "", completed, turn)
+    turn.on_content(answer.text)
+    return answer
+
+
+async def explain_complete(turn: Turn) -> dict[str, Any]:
+    """``{"target": {"words": …, "completed": …}}``: what would be looked for, without the database."""
+    words, completed = _read_target(turn)
+    return {"target": {"words": words, "completed": completed}}
