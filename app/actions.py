@@ -6,10 +6,15 @@ Adding an action is one `register` call here; everything else about it lives in 
 from __future__ import annotations
 
 from quicknote import handler as quicknote
+from quicknote.offline import offline_confirm_signal
 from quicknote.rendering import CLARIFY as NOTE_CLARIFY
 from route.chat import handle_chat
 from route.registry import Action, ActionRegistry, text_answer
+from taskcomplete import handler as taskcomplete
+from taskcomplete.offline import offline_signal as complete_signal
 from taskquery import handler as taskquery
+from undo import handler as undo
+from undo.offline import offline_signal as undo_signal
 
 CHAT_DESCRIPTION = (
     "闲聊: anything else — greetings, general questions, advice on planning, questions about "
@@ -28,9 +33,32 @@ def build_registry() -> ActionRegistry:
             writes=True,
             clarify=NOTE_CLARIFY,
             explain=quicknote.explain_note,
+            offline=offline_confirm_signal,  # "要" after a near-duplicate warning
         )
     )
     registry.register(
         Action("task_query", taskquery.DESCRIPTION, taskquery.handle_task_query, explain=taskquery.explain_query)
+    )
+    registry.register(
+        Action(
+            "task_complete",
+            taskcomplete.DESCRIPTION,
+            taskcomplete.handle_complete,
+            writes=True,
+            clarify=taskcomplete.CLARIFY,
+            explain=taskcomplete.explain_complete,
+            offline=complete_signal,
+        )
+    )
+    registry.register(
+        Action(
+            "undo",
+            undo.DESCRIPTION,
+            undo.handle_undo,
+            writes=True,
+            clarify=undo.CLARIFY,
+            explain=undo.explain_undo,
+            offline=undo_signal,
+        )
     )
     return registry

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import AliasChoices, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -46,6 +47,11 @@ class Settings(BaseSettings):
         validation_alias=AliasChoices("SUIKOU_WRITE_MIN_CONFIDENCE", "SUIKOU_QUICK_NOTE_MIN_CONFIDENCE"),
         description="The router's confidence an action that writes needs (unless it declares its own); "
         "below it Suikou asks and writes nothing. SUIKOU_QUICK_NOTE_MIN_CONFIDENCE is the old name.",
+    )
+    note_near_duplicates: Literal["ask", "allow"] = Field(
+        default="ask",
+        description="A note nearly the same as an open task (title, deadline within 24 h): ask before writing, "
+        "or write it anyway.",
     )
     note_retry_window_minutes: float = Field(
         default=10, gt=0, description="A resend of the same conversation within this is a retry, not a new note."

@@ -11,7 +11,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 
 from sqlmodel import Session
 
@@ -75,6 +75,8 @@ class TurnConfig:
     default_limit: int = 5
     max_limit: int = 20
     write_min_confidence: float = 0.6  # what an action that writes needs, unless it declares its own
+    # A note whose title and deadline nearly match an open task: ask first, or just write it.
+    near_duplicates: Literal["ask", "allow"] = "ask"
     history_turns: int = 6
     history_chars: int = 600
     max_reflect_retries: int = 2

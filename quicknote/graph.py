@@ -1,16 +1,20 @@
-"""The quick-note graph: extract → time_anchor → priority → persist → confirm, or a clarifying question."""
+"""The quick-note graph: extract → time_anchor → priority → persist → confirm, or a clarifying question,
+or (an open task already says the same) a question whether to write it again."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cache
 
+import anyio
 from pydantic_graph import BaseNode, End, GraphBuilder, GraphRunContext, StepContext
 from pydantic_graph.graph_builder import Graph
 
+from core import changes
 from core.display import group_label
 from quicknote import steps
-from quicknote.rendering import confirmation, no_title_question, unclear_time_question
+from quicknote.pending import PendingCapture, attach_pending, pending_note
+from quicknote.rendering import confirmation, duplicate_warning, no_title_question, unclear_time_question
 from quicknote.state import NoteDeps, NoteState
 
 Ctx = GraphRunContext[NoteState, NoteDeps]
@@ -47,7 +51,7 @@ class TimeAnchor(BaseNode[NoteState, NoteDeps, str]):
 
 @dataclass
 class Priority(BaseNode[NoteState, NoteDeps, str]):
-    async def run(self, ctx: Ctx) -> Persist:
+    async def run(self, ctx: Ctx) -> Persist | AskDuplicate:
         state = ctx.state
         with ctx.deps.turn.trace.node("priority", "确定优先级") as span:
             reason = steps.priority_step(state)
@@ -57,6 +61,11 @@ class Priority(BaseNode[NoteState, NoteDeps, str]):
                 priority_group=state.priority_group,
                 urgency_threshold_at=threshold,
             )
+        if ctx.deps.check_duplicates:
+            found = await anyio.to_thread.run_sync(steps.near_duplicates, ctx.deps.turn, [steps.note_data(state)])
+            if found:
+                state.duplicate_of = found[0]
+                return AskDuplicate()
         return Persist()
 
 
@@ -82,8 +91,27 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
             # A concurrent copy of this attempt may have written first: then say so.
             text = confirmation(state.task, state.tz, state.now, state.locale, again=not state.created)
+            if state.change_ids:
+                text = changes.marker(text, state.change_ids)
             span.done("已确认")
         return End(text)
+
+
+@dataclass
+class AskDuplicate(BaseNode[NoteState, NoteDeps, str]):
+    """An open task already says this: ask before writing it again (nothing written)."""
+
+    async def run(self, ctx: Ctx) -> End[str]:
+        state = ctx.state
+        assert state.duplicate_of is not None
+        ctx.deps.turn.trace.emit(
+            "duplicate",
+            "info",
+            f"已有相近的任务「{state.duplicate_of.title}」，先问要不要再记，什么都没写入",
+            {"task_id": state.duplicate_of.id},
+        )
+        text = duplicate_warning([state.duplicate_of], 1, state.tz, state.now, state.locale)
+        return End(attach_pending(text, PendingCapture(notes=[pending_note(steps.note_data(state))])))
 
 
 @dataclass
@@ -112,6 +140,7 @@ def quick_note_graph() -> Graph:
         g.node(Priority),
         g.node(Persist),
         g.node(Confirm),
+        g.node(AskDuplicate),
         g.node(Clarify),
         g.edge_from(g.start_node).to(start),
     )

@@ -5,52 +5,114 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core.display import task_record
+import anyio
+from sqlmodel import col, select
+
+from core import changes
 from core.graphrun import run_nodes
-from core.store import task_row
+from core.models import Task, TaskChange
 from core.turn import Answer, Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
-from quicknote.rendering import confirmation
+from quicknote.multi import capture_parts, records, write_and_confirm
+from quicknote.pending import is_yes, pending_capture
+from quicknote.rendering import confirmation, list_confirmation
+from quicknote.split import split_note
 from quicknote.state import NoteDeps, NoteState
 
 DESCRIPTION = (
-    "随口记: the user wants to CAPTURE a new task or reminder ('帮我记一下明天下午三点交报告', "
-    "'提醒我周五交报告', '添加待办：洗车'). Writes data."
+    "随口记: the user wants to CAPTURE one or more new tasks or reminders ('帮我记一下明天下午三点交报告', "
+    "'提醒我周五交报告', '添加待办：洗车', '明天买牛奶，周五交报告'), or says yes to adding a task "
+    "Suikou just warned already exists ('要', 'yes, add it'). Writes data."
 )
 
 
 async def handle_quick_note(turn: Turn) -> Answer:
-    existing = await steps.existing_task(turn)
-    if existing is not None:
+    existing = await steps.existing_tasks(turn)
+    if existing:
         # The same turn again (client retry, regenerate, duplicate send): same answer, no new task.
-        turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_id": existing.id})
-        answer = confirmation(existing, turn.tz, turn.now, turn.locale, again=True)
-        data = {"task": task_record(task_row(existing, now=turn.now), turn.now), "created": False}
+        turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_ids": [t.id for t in existing]})
+        answer, data = await _again(turn, existing)
     else:
-        state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
-        answer = await run_nodes(quick_note_graph(), Extract(), state=state, deps=NoteDeps(turn))
-        data = {}
-        if state.task is not None:
-            data = {"task": task_record(task_row(state.task, now=turn.now), turn.now), "created": state.created}
+        answer, data = await _capture(turn)
     turn.on_content(answer)
     return Answer(answer, data)
 
 
+async def _again(turn: Turn, existing: list[Task]) -> tuple[str, dict[str, Any]]:
+    if len(existing) == 1:
+        answer = confirmation(existing[0], turn.tz, turn.now, turn.locale, again=True)
+        data: dict[str, Any] = {"task": records(existing, turn)[0], "created": False}
+    else:
+        answer = list_confirmation(existing, turn.tz, turn.now, turn.locale, again=True)
+        data = {"tasks": records(existing, turn), "created": False}
+    # A regenerate replaces the first answer: carry the same write record, so "撤销" still finds it.
+    change_ids = await anyio.to_thread.run_sync(_creation_ids, turn, existing)
+    if change_ids:
+        answer = changes.marker(answer, change_ids)
+    return answer, data
+
+
+def _creation_ids(turn: Turn, tasks: list[Task]) -> list[int]:
+    ids = [t.id for t in tasks if t.id is not None]
+    with turn.sessions() as session:
+        stmt = select(TaskChange.id).where(
+            col(TaskChange.user_id) == turn.user_id,
+            col(TaskChange.kind) == "create",
+            col(TaskChange.task_id).in_(ids),
+        )
+        return sorted(i for i in session.exec(stmt) if i is not None)
+
+
+async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
+    sentence, check = turn.text, turn.config.near_duplicates == "ask"
+    if is_yes(turn.text):
+        pending, asked = pending_capture(turn.messages)
+        if pending is not None:
+            # "要" after "已有「交电费」…还要再记一条吗？": write what the warning carried, no model call.
+            turn.trace.emit("duplicate", "info", "你确认要再记，按上一轮的内容写入", {"notes": len(pending.notes)})
+            outcome = await write_and_confirm(turn, pending.task_data())
+            return outcome.text, outcome.data
+        if asked is not None:
+            # The warning's record is gone (a client that drops it): read that message again.
+            sentence, check = asked, False
+    parts = split_note(sentence, turn.now, turn.tz)
+    if len(parts) > 1:
+        outcome = await capture_parts(turn, parts, check_duplicates=check)
+        return outcome.text, outcome.data
+    state = NoteState(sentence=sentence, now=turn.now, tz=turn.tz, locale=turn.locale)
+    answer = await run_nodes(quick_note_graph(), Extract(), state=state, deps=NoteDeps(turn, check))
+    data: dict[str, Any] = {}
+    if state.task is not None:
+        data = {"task": records([state.task], turn)[0], "created": state.created}
+    elif state.duplicate_of is not None:
+        data = {"duplicate_of": records([state.duplicate_of], turn)[0], "created": False}
+    return answer, data
+
+
 async def explain_note(turn: Turn) -> dict[str, Any]:
-    """``{"note": …}``: extract → time_anchor → priority without writing anything (brief §9)."""
-    state = NoteState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
+    """``{"note": …}``: extract → time_anchor → priority without writing anything (brief §9).
+
+    A message naming several tasks also gets ``"notes"``: every part (``note`` is the first)."""
+    parts = split_note(turn.text, turn.now, turn.tz)
+    notes = [await _explain_part(part, turn) for part in parts]
+    out: dict[str, Any] = {"note": notes[0]}
+    if len(notes) > 1:
+        out["notes"] = notes
+    return out
+
+
+async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
+    state = NoteState(sentence=sentence, now=turn.now, tz=turn.tz, locale=turn.locale)
     draft = await steps.extract_step(state, turn)
     steps.anchor_deadline(state)
     steps.priority_step(state)
     zone = ZoneInfo(turn.tz)
     return {
-        "note": {
-            "title": draft.title,
-            "priority_group": state.priority_group,
-            "deadline_at": state.deadline_at.astimezone(zone).isoformat() if state.deadline_at else None,
-            "urgency_threshold_at": (
-                state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
-            ),
-        }
+        "title": draft.title,
+        "priority_group": state.priority_group,
+        "deadline_at": state.deadline_at.astimezone(zone).isoformat() if state.deadline_at else None,
+        "urgency_threshold_at": (
+            state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
+        ),
     }

@@ -64,14 +64,17 @@ no deadline, or if that round trip fails → None, and the pipeline's default th
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from core.lexicon import priority_signals
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.timeanchor.numerals import to_int
+from core.turn import HistoryTurn, OfflineSignal
 from quicknote.draft import NoteDraft
+from quicknote.pending import WARNING_RE, is_yes
 
-__all__ = ["lead_time", "offline_extract_note"]
+__all__ = ["lead_time", "offline_confirm_signal", "offline_extract_note", "strip_label_head", "strip_lead"]
 
 NEAR_DEADLINE = timedelta(hours=48)
 
@@ -80,7 +83,7 @@ _LEAD_RE = re.compile(
     r"(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|记录|记上|备忘一下|备忘|"
     r"提醒一下我|提醒下我|提醒我一下|提醒我|提醒一下|"
     r"(?:添加|新增|新建|创建|加|建)(?:一个|一条|个)?(?:待办事项|待办|任务|提醒|日程|todo)|"
-    r"别忘了|不要忘了|别让我忘了|待办|todo|TODO|备忘|提醒)"
+    r"别忘了|不要忘了|别让我忘了|待办|todo|TODO|备忘|提醒|记(?=\s*[:：]))"
     r"\s*(?:一下)?\s*[:：,，。、\s]*)+"
 )
 # English lead-ins ("remind me to", "don't forget to", "add a task: / to", "todo:", "note:", "i need to",
@@ -392,3 +395,30 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         priority_reason=reason,
         urgency_threshold_text=threshold_text,
     )
+
+
+def strip_lead(text: str) -> str:
+    """`text` without its lead-in ("帮我记一下", "记：", "remind me to")."""
+    lead = _LEAD_RE.match(text) or _EN_LEAD_RE.match(text)
+    return text[lead.end() :] if lead else text
+
+
+def strip_label_head(text: str) -> tuple[str, str]:
+    """A leading priority label ("很重要的事：") and the rest; ("", text) without one."""
+    m = _LABEL_RE.match(text)
+    return (m.group(0), text[m.end() :]) if m else ("", text)
+
+
+CONFIRM_CONFIDENCE = 0.95
+
+
+def offline_confirm_signal(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
+    """ "要" / "是的，再记一条" / "yes, add it" right after a near-duplicate warning is a note.
+
+    The router's history has carried records stripped, so the warning is recognised by its words
+    (rendered by code); the handler then writes what the warning's ``n1`` record carries."""
+    if not history or history[-1].role != "assistant" or not WARNING_RE.search(history[-1].text):
+        return None
+    if not is_yes(text):
+        return None
+    return OfflineSignal(CONFIRM_CONFIDENCE, "确认再记一条（上一轮提示了相近的任务）")

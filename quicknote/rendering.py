@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from core.display import format_when, group_label
 from core.locale import Locale
@@ -16,6 +18,16 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "noted": "好，已记下：{title}（{facts}）",
         "already": "这条消息刚才已经记下了，没有重复创建：{title}（{facts}）",
         "fact_joiner": "；",
+        "noted_many": "好，已记下 {count} 条：",
+        "already_many": "这条消息刚才已经记下了，没有重复创建（{count} 条）：",
+        "item": "{n}. {title}（{facts}）",
+        "duplicate": "已有「{title}」{due}，还要再记一条吗？",
+        "duplicate_many": "已有{items}，还要把这 {count} 条都再记下吗？",
+        "duplicate_item": "「{title}」{due}",
+        "duplicate_joiner": "、",
+        "duplicate_due": "（{when} 到期）",
+        "today": "今天 {clock}",
+        "tomorrow": "明天 {clock}",
         "due": "截止 {when}",
         "completed": "已完成",
         "no_title": NO_TITLE_QUESTION,
@@ -28,6 +40,16 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "noted": "OK, noted: {title} ({facts})",
         "already": "Already noted from this message a moment ago, not saved twice: {title} ({facts})",
         "fact_joiner": "; ",
+        "noted_many": "OK, noted {count} tasks:",
+        "already_many": "Already noted from this message a moment ago, not saved twice ({count} tasks):",
+        "item": "{n}. {title} ({facts})",
+        "duplicate": 'You already have "{title}"{due}. Add it anyway?',
+        "duplicate_many": "You already have {items}. Add all {count} anyway?",
+        "duplicate_item": '"{title}"{due}',
+        "duplicate_joiner": ", ",
+        "duplicate_due": " (due {when})",
+        "today": "today {clock}",
+        "tomorrow": "tomorrow {clock}",
         "due": "due {when}",
         "completed": "done",
         "no_title": 'What should I note down? Tell me the task and when, e.g. "remind me to send the report tomorrow at 3pm".',
@@ -43,13 +65,56 @@ def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh", *, a
     """ "好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
     showing the stored task as it is now (it may have been completed or changed since)."""
     text = _TEXTS[locale]
+    template = text["already" if again else "noted"]
+    return template.format(title=task.title, facts=_facts(task, tz, now, locale))
+
+
+def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
+    text = _TEXTS[locale]
     facts = [group_label(task.priority_group, locale)]
     if task.is_completed:
         facts.append(text["completed"])
     if task.deadline_at is not None:
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
-    template = text["already" if again else "noted"]
-    return template.format(title=task.title, facts=text["fact_joiner"].join(facts))
+    return text["fact_joiner"].join(facts)
+
+
+def list_confirmation(
+    tasks: Sequence[Task], tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False
+) -> str:
+    """Several tasks from one message, as one numbered list ("好，已记下 2 条：\n1. …")."""
+    text = _TEXTS[locale]
+    lines = [text["already_many" if again else "noted_many"].format(count=len(tasks))]
+    for n, task in enumerate(tasks, 1):
+        lines.append(text["item"].format(n=n, title=task.title, facts=_facts(task, tz, now, locale)))
+    return "\n".join(lines)
+
+
+def _near_when(moment: datetime, tz: str, now: datetime, locale: Locale) -> str:
+    """ "明天 18:00" for today and tomorrow, the full date otherwise."""
+    zone = ZoneInfo(tz)
+    local, today = moment.astimezone(zone), now.astimezone(zone).date()
+    for key, day in (("today", today), ("tomorrow", today + timedelta(days=1))):
+        if local.date() == day:
+            return _TEXTS[locale][key].format(clock=f"{local:%H:%M}")
+    return format_when(moment, tz, now, locale)
+
+
+def duplicate_warning(existing: Sequence[Task], count: int, tz: str, now: datetime, locale: Locale = "zh") -> str:
+    """ "已有「交电费」（明天 18:00 到期），还要再记一条吗？": nothing written, the user decides.
+
+    `existing` are the open tasks the note repeats; `count` is how many notes the message holds."""
+    text = _TEXTS[locale]
+
+    def due(task: Task) -> str:
+        if task.deadline_at is None:
+            return ""
+        return text["duplicate_due"].format(when=_near_when(task.deadline_at, tz, now, locale))
+
+    if count == 1 and len(existing) == 1:
+        return text["duplicate"].format(title=existing[0].title, due=due(existing[0]))
+    items = text["duplicate_joiner"].join(text["duplicate_item"].format(title=t.title, due=due(t)) for t in existing)
+    return text["duplicate_many"].format(items=items, count=count)
 
 
 def no_title_question(locale: Locale = "zh") -> str:

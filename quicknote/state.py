@@ -26,8 +26,11 @@ class NoteState:
     created: bool = False
     locale: Locale = "zh"
     overridden: list[str] = field(default_factory=list)  # model values the boundary did not take
+    change_ids: list[int] = field(default_factory=list)  # the write log's ids of what was created
+    duplicate_of: Task | None = None  # an open task this note repeats: asked about, nothing written
 
 
 @dataclass(frozen=True)
 class NoteDeps:
     turn: Turn
+    check_duplicates: bool = True  # False once the user said "add it anyway"

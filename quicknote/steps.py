@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import anyio
 
+from core import changes
 from core.llm import NodeSpec, run_structured
 from core.models import Task, TaskCreate
 from core.prompting import language_line, now_line
@@ -15,8 +18,10 @@ from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.turn import Turn
 from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
+from quicknote.duplicates import near_duplicate
 from quicknote.offline import lead_time, offline_extract_note
 from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
+from quicknote.split import MAX_PARTS
 from quicknote.state import NoteState
 
 # A task with a deadline reads as one group more urgent this long before it is due (2→1, 4→3).
@@ -26,21 +31,38 @@ URGENCY_LEAD = timedelta(hours=24)
 EXTRACT = NodeSpec("extract", NoteDraft, EXTRACT_INSTRUCTIONS)
 
 
-async def existing_task(turn: Turn) -> Task | None:
-    """The task an earlier copy of this very attempt created, if any (retry, regenerate, double send).
+def part_key(write_key: str, number: int) -> str:
+    """The key of part `number` (from 1) of a message that named several tasks."""
+    return f"{write_key}#{number}"
+
+
+async def existing_tasks(turn: Turn) -> list[Task]:
+    """The tasks an earlier copy of this very attempt created, if any (retry, regenerate, double send):
+    one for a single note, all parts (keys ``<key>#1``, ``#2``…) for a message that named several.
 
     The same words said again outside the retry window are a new note, not a copy.
     """
     keys = turn.attempt_keys()
     since = turn.now - keys.window if keys.window is not None else None
 
-    def lookup() -> Task | None:
+    def recent(task: Task | None) -> bool:
+        return task is not None and (since is None or task.created_at >= since)
+
+    def lookup() -> list[Task]:
         with turn.sessions() as session:
             for key in keys.candidates:
                 task = get_task_by_source_key(session, turn.user_id, key)
-                if task is not None and (since is None or task.created_at >= since):
-                    return task
-            return None
+                if task is not None and recent(task):
+                    return [task]
+                parts: list[Task] = []
+                while len(parts) < MAX_PARTS:
+                    part = get_task_by_source_key(session, turn.user_id, part_key(key, len(parts) + 1))
+                    if part is None or not recent(part):
+                        break
+                    parts.append(part)
+                if parts:
+                    return parts
+            return []
 
     return await anyio.to_thread.run_sync(lookup)
 
@@ -128,21 +150,63 @@ def priority_step(state: NoteState) -> str:
     return draft.priority_reason or "默认优先级"
 
 
-async def persist_step(state: NoteState, turn: Turn) -> None:
+def note_data(state: NoteState) -> TaskCreate:
     draft = state.draft
     assert draft is not None and draft.title
-    data = TaskCreate(
+    return TaskCreate(
         title=draft.title,
         priority_group=state.priority_group,
         deadline_at=state.deadline_at,
         urgency_threshold_at=state.urgency_threshold_at,
     )
 
-    def write() -> tuple[Task, bool]:
-        with turn.sessions() as session:
-            key = turn.attempt_keys().write
-            task, created = create_task(session, turn.user_id, data, now=state.now, source_key=key)
-            session.commit()
-            return task, created
 
-    state.task, state.created = await anyio.to_thread.run_sync(write)
+@dataclass
+class Written:
+    tasks: list[Task]
+    created: bool  # False: an earlier copy of this attempt had written them all
+    change_ids: list[int]
+
+
+async def write_notes(turn: Turn, notes: Sequence[TaskCreate]) -> Written:
+    """Writes the notes of one message in one transaction, each under its own key of this attempt
+    (one note: the attempt's key; several: ``<key>#1``, ``#2``…), and logs each creation."""
+    write_key = turn.attempt_keys().write
+    keys = [write_key] if len(notes) == 1 else [part_key(write_key, n) for n in range(1, len(notes) + 1)]
+
+    def write() -> Written:
+        with turn.sessions() as session:
+            results = [
+                create_task(session, turn.user_id, data, now=turn.now, source_key=key)
+                for data, key in zip(notes, keys, strict=True)
+            ]
+            change_ids = [
+                changes.record(
+                    session,
+                    user_id=turn.user_id,
+                    turn_key=turn.turn_key,
+                    kind="create",
+                    task=task,
+                    before=None,
+                    now=turn.now,
+                )
+                for task, created in results
+                if created
+            ]
+            session.commit()
+            return Written([task for task, _ in results], any(created for _, created in results), change_ids)
+
+    return await anyio.to_thread.run_sync(write)
+
+
+def near_duplicates(turn: Turn, notes: Sequence[TaskCreate]) -> list[Task]:
+    """The open tasks these notes would repeat (at most one per note)."""
+    own = turn.attempt_keys().candidates
+    with turn.sessions() as session:
+        found = [near_duplicate(session, turn.user_id, data.title, data.deadline_at, own_keys=own) for data in notes]
+    return [task for task in found if task is not None]
+
+
+async def persist_step(state: NoteState, turn: Turn) -> None:
+    written = await write_notes(turn, [note_data(state)])
+    state.task, state.created, state.change_ids = written.tasks[0], written.created, written.change_ids

@@ -501,7 +501,11 @@ _turn_ids = itertools.count()  # every turn gets its own client message id: no i
 @pytest.fixture
 def service(database_url: str) -> Iterator[Harness]:
     h = make_harness(
-        database_url, turn_time_budget_s=TURN_SECONDS, model_timeout_s=MODEL_TIMEOUT_S, model_request_budget=BUDGET
+        database_url,
+        turn_time_budget_s=TURN_SECONDS,
+        model_timeout_s=MODEL_TIMEOUT_S,
+        model_request_budget=BUDGET,
+        note_near_duplicates="allow",  # examples repeat notes into one database on purpose
     )
     for title, group, deadline in SEED:
         h.add(title, group, deadline)

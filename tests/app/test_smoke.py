@@ -8,7 +8,7 @@ from typing import Any
 async def test_note_then_query(harness: Any) -> None:
     noted = await harness.ask("帮我记一下明天下午三点交报告")
     assert noted.action == "quick_note_create"
-    assert noted.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert noted.visible == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     asked = await harness.ask("明天要交什么")
     assert asked.action == "task_query"
     assert "1. 交报告（重要且紧急；截止 12月1日 周二 15:00）" in asked.content

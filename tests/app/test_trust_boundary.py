@@ -21,6 +21,7 @@ from openai import OpenAI
 from sqlmodel import select
 
 from app.main import create_app
+from core import carry
 from core.models import Task
 from support.fake_openai import Cut, FakeOpenAI, Malformed, Reply
 from support.harness import NOW, Harness, local, make_harness
@@ -102,7 +103,8 @@ def ask_stream(client: TestClient, text: str) -> tuple[str, list[dict[str, Any]]
 
 
 def content_of(body: dict[str, Any]) -> str:
-    return str(body["choices"][0]["message"]["content"])
+    """The answer as a person reads it (a write also carries its record for "撤销"; see core/changes.py)."""
+    return carry.strip(str(body["choices"][0]["message"]["content"]))
 
 
 def events_of(body: dict[str, Any], stage: str) -> list[dict[str, Any]]:
@@ -123,7 +125,7 @@ def test_naive_plan_timestamps_for_a_phrase_code_reads_are_not_a_500(fake: FakeO
     body = ask(client, "下周三之前要交什么")
     assert window_of(body) == ("2026-11-30T10:00:00+08:00", "2026-12-09T23:59:59+08:00")
     content, _ = ask_stream(client, "下周三之前要交什么")
-    assert content == content_of(body)
+    assert carry.strip(content) == content_of(body)
 
 
 def test_naive_bounds_for_a_phrase_code_cannot_read_get_the_users_timezone(

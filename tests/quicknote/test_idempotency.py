@@ -39,6 +39,7 @@ from openai.types.chat import (
 )
 
 from app.main import create_app
+from core import carry
 from core.db import make_engine
 from support.harness import NOW, Harness, pg_schema
 
@@ -118,6 +119,11 @@ def live(harness: Harness) -> Iterator[Live]:
         yield Live(harness, url, key)
 
 
+def shown(completion: Any) -> str:
+    """A completion's text as a person sees it: without the records it carries (the write log's w1)."""
+    return carry.strip(completion.choices[0].message.content or "")
+
+
 def user(text: str) -> ChatCompletionUserMessageParam:
     return {"role": "user", "content": text}
 
@@ -151,13 +157,13 @@ async def streamed_reply(client: openai.AsyncOpenAI, messages: list[ChatCompleti
             delta = chunk.choices[0].delta
             content.append(delta.content or "")
             reasoning.append((delta.model_extra or {}).get("reasoning_content") or "")
-    return Reply("".join(content), "".join(reasoning))
+    return Reply(carry.strip("".join(content)), "".join(reasoning))
 
 
 async def complete_reply(client: openai.AsyncOpenAI, messages: list[ChatCompletionMessageParam]) -> Reply:
     completion = await client.chat.completions.create(model="suikou", messages=messages)
     message = completion.choices[0].message
-    return Reply(message.content or "", (message.model_extra or {}).get("reasoning_content") or "")
+    return Reply(carry.strip(message.content or ""), (message.model_extra or {}).get("reasoning_content") or "")
 
 
 async def streamed(client: openai.AsyncOpenAI, messages: list[ChatCompletionMessageParam]) -> str:
@@ -171,7 +177,8 @@ def test_sdk_quick_note_creates_exactly_that_task(live: Live) -> None:
     with live.sdk() as client:
         completion = client.chat.completions.create(model="suikou", messages=[user(NOTE)])
     choice = completion.choices[0]
-    assert choice.message.content == CONFIRMATION
+    assert carry.strip(choice.message.content or "") == CONFIRMATION
+    assert carry.read(choice.message.content or "", "w1") is not None  # the write log's record, for 撤销
     assert choice.finish_reason == "stop"
     assert completion.object == "chat.completion"
 
@@ -182,6 +189,13 @@ def test_sdk_quick_note_creates_exactly_that_task(live: Live) -> None:
     assert item["urgency_threshold_at"] is None  # group 1 has nothing to be promoted to
 
 
+@pytest.fixture
+def allow_duplicates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests say the same words again on purpose: no near-duplicate question in between."""
+    monkeypatch.setenv("SUIKOU_NOTE_NEAR_DUPLICATES", "allow")  # read when the harness is built
+
+
+@pytest.mark.usefixtures("allow_duplicates")
 async def test_sdk_concurrent_copies_regenerate_and_new_turn(live: Live) -> None:
     first_turn: list[ChatCompletionMessageParam] = [user(NOTE)]
     async with live.async_sdk() as client:
@@ -201,13 +215,13 @@ async def test_sdk_concurrent_copies_regenerate_and_new_turn(live: Live) -> None
         # Regenerate: the client sends the same conversation again → no new task, and it says so.
         assert await streamed(client, first_turn) == ALREADY
         regenerated = await client.chat.completions.create(model="suikou", messages=first_turn)
-        assert regenerated.choices[0].message.content == ALREADY
+        assert shown(regenerated) == ALREADY
         assert_one_report_task(live.tasks())
 
         # A new turn with the same words (the first exchange is now history) → a second task.
         second_turn: list[ChatCompletionMessageParam] = [user(NOTE), assistant(CONFIRMATION), user(NOTE)]
         again = await client.chat.completions.create(model="suikou", messages=second_turn)
-        assert again.choices[0].message.content == CONFIRMATION
+        assert shown(again) == CONFIRMATION
         assert_one_report_task(live.tasks(), total=2)
 
         # ... and that second turn is idempotent too.
@@ -215,6 +229,7 @@ async def test_sdk_concurrent_copies_regenerate_and_new_turn(live: Live) -> None
         assert_one_report_task(live.tasks(), total=2)
 
 
+@pytest.mark.usefixtures("allow_duplicates")
 def test_sdk_client_message_id_dedupes_different_looking_retries(live: Live) -> None:
     with live.sdk() as client:
         first = client.chat.completions.create(
@@ -233,8 +248,8 @@ def test_sdk_client_message_id_dedupes_different_looking_retries(live: Live) -> 
             ],
             extra_headers={"X-Client-Message-Id": "owui-msg-7f3a"},
         )
-        assert first.choices[0].message.content == CONFIRMATION
-        assert retry.choices[0].message.content == ALREADY
+        assert shown(first) == CONFIRMATION
+        assert shown(retry) == ALREADY
         assert_one_report_task(live.tasks())
 
         # A different message id is a different turn, even with identical messages.
@@ -243,7 +258,7 @@ def test_sdk_client_message_id_dedupes_different_looking_retries(live: Live) -> 
             messages=[user(NOTE)],
             extra_headers={"X-Client-Message-Id": "owui-msg-9c01"},
         )
-        assert other.choices[0].message.content == CONFIRMATION
+        assert shown(other) == CONFIRMATION
         assert_one_report_task(live.tasks(), total=2)
 
 
@@ -376,7 +391,7 @@ def send_copies(urls: list[str], messages: list[ChatCompletionMessageParam], cop
         start.wait()
         completion = clients[i % len(clients)].chat.completions.create(model="suikou", messages=messages)
         message = completion.choices[0].message
-        return Reply(message.content or "", (message.model_extra or {}).get("reasoning_content") or "")
+        return Reply(carry.strip(message.content or ""), (message.model_extra or {}).get("reasoning_content") or "")
 
     try:
         with ThreadPoolExecutor(max_workers=copies) as pool:

@@ -332,12 +332,12 @@ def test_past_deadline_is_kept_as_said(sentence: str, time_text: str, deadline: 
 
 async def test_pipeline_open_ended_start_writes_no_deadline(harness: Harness) -> None:
     answer = await harness.ask("帮我记一下12月5号以后去体检")
-    assert answer.content == "好，已记下：去体检（重要不紧急）"
+    assert answer.visible == "好，已记下：去体检（重要不紧急）"
 
 
 async def test_pipeline_past_deadline_is_written_overdue(harness: Harness) -> None:
     answer = await harness.ask("帮我记一下昨天交报告")
-    assert answer.content == "好，已记下：交报告（重要且紧急；截止 11月29日 周日 23:59）"
+    assert answer.visible == "好，已记下：交报告（重要且紧急；截止 11月29日 周日 23:59）"
 
 
 async def test_pipeline_unresolvable_time_is_asked_about(harness: Harness) -> None:

@@ -189,14 +189,22 @@ async def test_scenario_repeated_turn(harness: Harness, snapshot: Any) -> None:
     again = await harness.ask(NOTE, history=HISTORY)
     assert {"first": first.snapshot(), "again": again.snapshot()} == snapshot
 
-    assert first.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
-    assert again.content == "这条消息刚才已经记下了，没有重复创建：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert first.visible == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert again.visible == "这条消息刚才已经记下了，没有重复创建：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     assert_stored(harness, Stored("交报告", 1, "2026-12-01 15:00"))
     # The repeat does not run the graph again: no extraction, no write.
     assert "persist:info" in again.stages
     assert not any(s.startswith(("extract", "persist:end")) for s in again.stages)
 
 
+@pytest.fixture
+def allow_duplicates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Saying the same words again on purpose, with the near-duplicate policy "allow"
+    (the default "ask" is tested in test_near_duplicates.py)."""
+    monkeypatch.setenv("SUIKOU_NOTE_NEAR_DUPLICATES", "allow")  # read when the harness is built
+
+
+@pytest.mark.usefixtures("allow_duplicates")
 async def test_scenario_new_turn_same_words(harness: Harness, snapshot: Any) -> None:
     """The same words as a new turn (the earlier exchange is now history) → a second task."""
     first = await harness.ask(NOTE)
@@ -209,7 +217,7 @@ async def test_scenario_new_turn_same_words(harness: Harness, snapshot: Any) -> 
         ("交报告", 1, local("2026-12-01 15:00")),
     ]
     assert tasks[0].source_key != tasks[1].source_key
-    assert second.content == first.content
+    assert second.visible == first.visible
 
 
 async def test_repeated_turn_is_per_user(harness: Harness) -> None:
@@ -224,7 +232,7 @@ async def test_client_message_id_makes_different_looking_retries_one_turn(harnes
     first = await harness.ask(NOTE, client_message_id="msg-42")
     # A client that re-sends with a trimmed history but the same message id.
     again = await harness.ask(NOTE, history=HISTORY, client_message_id="msg-42")
-    assert again.content == first.content.replace("好，已记下", "这条消息刚才已经记下了，没有重复创建")
+    assert again.visible == first.visible.replace("好，已记下", "这条消息刚才已经记下了，没有重复创建")
     assert len(stored_tasks(harness)) == 1
 
 
@@ -233,7 +241,7 @@ async def test_clarification_is_not_remembered_as_the_turn(harness: Harness) -> 
     question = await harness.ask("帮我记一下")
     assert stored_tasks(harness) == []
     done = await harness.ask("明天下午三点交报告", history=[("user", "帮我记一下"), ("assistant", question.content)])
-    assert done.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert done.visible == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     assert len(stored_tasks(harness)) == 1
 
 

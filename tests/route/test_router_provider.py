@@ -136,7 +136,7 @@ async def test_router_low_confidence_note_asks_instead_of_writing(
     answer = await ask(h, "明天下午三点交报告")
 
     assert answer.action == "chat"
-    assert answer.content == CLARIFY["zh"]
+    assert answer.visible == CLARIFY["zh"]
     [route] = events(answer, "route", "end")
     assert route["degraded_from"] == "quick_note_create"
     assert route["confidence"] == 0.3
@@ -169,7 +169,7 @@ async def test_router_output_retry_recovers(fake: FakeOpenAI, provider: Callable
 def assert_offline_note_written(h: Harness, answer: Answer) -> None:
     """What the offline rules do with "帮我记一下明天下午三点交报告": one task, confirmed by code."""
     assert answer.action == "quick_note_create"
-    assert answer.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert answer.visible == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     [task] = tasks_of(h)
     assert task.title == "交报告"
 
@@ -317,7 +317,7 @@ async def test_extract_provider_failure_falls_back_and_writes_once(
     assert answer.action == "quick_note_create"
     [fallback] = events(answer, "fallback", "info")
     assert fallback["node"] == "extract"
-    assert answer.content == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert answer.visible == "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
     [task] = tasks_of(h)
     assert task.title == "交报告"
     assert task.deadline_at is not None

@@ -1,0 +1,95 @@
+"""A note held back by a near-duplicate warning, carried to the user's answer (`core.carry`, kind n1).
+
+The warning ("已有「交电费」（明天 18:00 到期），还要再记一条吗？") carries what would have been
+written, already extracted, anchored and prioritised, so a "要" / "yes, add it" next turn writes
+exactly that with no model call. A client that drops the record still gets the note: the handler
+then reads the message the warning answered again, without the duplicate check.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from datetime import datetime
+
+from pydantic import BaseModel, Field, ValidationError
+
+from core import carry
+from core.models import TaskCreate
+from core.turn import ChatText
+
+KIND = "n1"
+
+
+class PendingNote(BaseModel):
+    title: str = Field(min_length=1, max_length=200)
+    priority_group: int = Field(ge=1, le=4)
+    deadline_at: datetime | None = None
+    urgency_threshold_at: datetime | None = None
+
+
+class PendingCapture(BaseModel):
+    notes: list[PendingNote] = Field(min_length=1, max_length=10)
+
+    def task_data(self) -> list[TaskCreate]:
+        return [TaskCreate(**note.model_dump()) for note in self.notes]
+
+
+def pending_note(data: TaskCreate) -> PendingNote:
+    return PendingNote(
+        title=data.title,
+        priority_group=data.priority_group,
+        deadline_at=data.deadline_at,
+        urgency_threshold_at=data.urgency_threshold_at,
+    )
+
+
+# What the warning looks like to a person (the router's history has carried records stripped).
+WARNING_RE = re.compile(r"(?:还要再记一条吗|都再记下吗)？\s*$|Add (?:it|all \d+) anyway\?\s*$")
+
+_ZH_YES = (
+    r"(?:要|要的|要啊|要吧|是|是的|对|对的|好|好的|好啊|嗯|嗯嗯|可以|行|确定|确认|没错|记吧|记|记上|记下|记上吧|"
+    r"再记一条|再记一个|再记|还要|需要|都记|都记上|全部记上|继续|继续记)"
+)
+_EN_YES = (
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|please|yes please|add it|add it anyway|add them|add them anyway|"
+    r"go ahead|do it|please do|note it|save it|another one)"
+)
+_YES_RE = re.compile(
+    rf"^\s*(?:{_ZH_YES}|{_EN_YES})(?:\s*[，,。.!！~～\s]+\s*(?:{_ZH_YES}|{_EN_YES}))*"
+    r"(?:吧|啊|呀|哈|的)?\s*[。.!！~～]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def is_yes(text: str) -> bool:
+    return bool(_YES_RE.match(text or ""))
+
+
+def attach_pending(answer: str, capture: PendingCapture) -> str:
+    return carry.attach(answer, KIND, capture.model_dump(mode="json", exclude_none=True))
+
+
+def _last_exchange(messages: Sequence[ChatText]) -> tuple[ChatText | None, ChatText | None]:
+    """The assistant message before the latest user message, and the user message it answered."""
+    turns = [m for m in messages if m.role in ("user", "assistant")]
+    if len(turns) < 2 or turns[-1].role != "user" or turns[-2].role != "assistant":
+        return None, None
+    before = turns[-3] if len(turns) >= 3 and turns[-3].role == "user" else None
+    return turns[-2], before
+
+
+def pending_capture(messages: Sequence[ChatText]) -> tuple[PendingCapture | None, str | None]:
+    """For a turn that answers a duplicate warning: the carried notes (None when the record is
+    gone or damaged) and the user message the warning answered. (None, None): not such a turn."""
+    warning, asked = _last_exchange(messages)
+    if warning is None or not WARNING_RE.search(carry.strip(warning.text)):
+        return None, None
+    payload = carry.read(warning.text, KIND)
+    capture = None
+    if payload is not None:
+        try:
+            capture = PendingCapture.model_validate(payload)
+        except ValidationError:
+            capture = None
+    return capture, asked.text if asked is not None else None
