@@ -13,6 +13,8 @@ from route.registry import Action, ActionRegistry, text_answer
 from taskcomplete import handler as taskcomplete
 from taskcomplete.offline import offline_signal as complete_signal
 from taskquery import handler as taskquery
+from taskupdate import handler as taskupdate
+from taskupdate.offline import offline_signal as update_signal
 from undo import handler as undo
 from undo.offline import offline_signal as undo_signal
 
@@ -48,6 +50,17 @@ def build_registry() -> ActionRegistry:
             clarify=taskcomplete.CLARIFY,
             explain=taskcomplete.explain_complete,
             offline=complete_signal,
+        )
+    )
+    registry.register(
+        Action(
+            "task_update",
+            taskupdate.DESCRIPTION,
+            taskupdate.handle_update,
+            writes=True,
+            clarify=taskupdate.CLARIFY,
+            explain=taskupdate.explain_update,
+            offline=update_signal,
         )
     )
     registry.register(

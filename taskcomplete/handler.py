@@ -24,10 +24,10 @@ from sqlmodel import Session, col, select
 
 from core.display import format_when, task_record
 from core.locale import Locale
+from core.matching import Match, find_matches
 from core.models import Task
 from core.store import complete_task, get_task, task_row
 from core.turn import Answer, Turn
-from taskcomplete.match import Match, find_matches
 from taskcomplete.offline import is_reopen, target_words
 
 __all__ = ["CLARIFY", "DESCRIPTION", "explain_complete", "handle_complete"]

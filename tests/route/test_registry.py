@@ -22,7 +22,7 @@ from route.registry import Action, ActionRegistry, OfflineSignal
 from route.router import Router
 from support.harness import Harness, make_harness
 
-BUILTIN = ["chat", "quick_note_create", "task_query", "task_complete", "undo"]
+BUILTIN = ["chat", "quick_note_create", "task_query", "task_complete", "task_update", "undo"]
 
 
 async def _noop(turn: Turn) -> Answer:
@@ -62,7 +62,7 @@ def test_builtin_registry() -> None:
     registry = build_registry()
     assert registry.names() == BUILTIN
     assert registry.fallback == "chat" and "chat" in registry
-    assert [a.name for a in registry if a.writes] == ["quick_note_create", "task_complete", "undo"]
+    assert [a.name for a in registry if a.writes] == ["quick_note_create", "task_complete", "task_update", "undo"]
 
 
 def test_decision_model_action_is_a_literal_of_the_registered_names() -> None:

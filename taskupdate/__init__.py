@@ -1,0 +1,1 @@
+"""改: the `task_update` action — correcting a task by chat (deadline, priority, title)."""

@@ -1,0 +1,397 @@
+"""The `task_update` action: "不对，是下周三", "优先级调高", "标题改成交季度报告" correct a task.
+
+**Which task.** The one the previous write of the conversation touched: the newest carried ``w1``
+record (:func:`core.changes.last_written`), read back from the user's own write log (ids that are
+not theirs read as missing). A record of several tasks (a multi-capture) → it asks which, unless
+the message names one of them. No record (or a forged one), and the message names a task ("把交报告
+改到周五") → the user's open tasks are matched by title (:mod:`core.matching`). The task is gone →
+said. Nothing to correct → said; nothing is written either way.
+
+**What changes.**
+
+* deadline — the time phrase is anchored by :mod:`core.timeanchor`; a day without a clock ("下周三")
+  keeps the old deadline's time of day. A group 2/4 task whose urgency threshold was set gets it
+  moved with the deadline (24 h before, as notes do); none set → none set.
+* priority — mapping onto the groups (1 重要且紧急, 2 重要不紧急, 3 简单不重要, 4 不简单不重要):
+  an explicit group ("改成第一象限") wins; 调高 → 2→1, 3→1, 4→2 (1 stays); 调低 → 1→2, 2→4, 3→4
+  (4 stays); otherwise words: urgent (紧急/急) → 1, or 3 when also said unimportant; important
+  (重要) → 2 for a group 3/4 task (1/2 stay); unimportant (不重要) → 4 (3 when said easy) for a 1/2
+  task; not urgent (不急) → 1→2, others stay.
+* title — the new words, re-indexed.
+
+**Writing.** One transaction in a worker thread: ``core.store.update_task``, then a ``kind="update"``
+change with the snapshot before; the answer carries its id (``w1``), so "撤销" restores the old
+values. A retry of the same attempt (``Turn.attempt_keys``) finds its change in the log and repeats
+the same answer, writing nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+import anyio.to_thread
+from pydantic import ValidationError
+from sqlmodel import Session, col, select
+
+from core import changes
+from core.display import format_when, group_label, task_record
+from core.lexicon import priority_signals
+from core.locale import Locale
+from core.matching import find_matches
+from core.models import Task, TaskChange, TaskUpdate
+from core.store import get_task, task_row, update_task
+from core.timeanchor import deadline_of, resolve_time
+from core.turn import Answer, Turn
+from taskupdate.offline import Correction, read_correction
+
+__all__ = ["CLARIFY", "DESCRIPTION", "explain_update", "handle_update", "new_group"]
+
+DESCRIPTION = (
+    "改: the user CORRECTS a task — usually the one just written ('不对，是下周三', '改成明天下午', "
+    "'优先级调高', '不急', '标题改成交季度报告', 'no, make it next Wednesday', 'rename it to …') or one "
+    "they name ('把交报告改到周五'). Writes data. A how-to question ('怎么改优先级') is chat."
+)
+
+CLARIFY: dict[Locale, str] = {
+    "zh": "你是想改刚才那条任务吗？说一下要改什么，例如「不对，是下周三」或「优先级调高」。这次什么都没有改动。",
+    "en": 'Do you want to correct the task just written? Say what to change, e.g. "no, make it next '
+    'Wednesday" or "rename it to …". Nothing was changed.',
+}
+
+URGENCY_LEAD = timedelta(hours=24)
+SHOWN_CANDIDATES = 5
+_FIELD_NAMES = {"deadline": "deadline_at", "priority": "priority_group", "title": "title"}
+
+Kind = Literal["written", "again", "same", "ask", "gone", "none", "nothing", "unreadable"]
+
+
+@dataclass
+class _Outcome:
+    kind: Kind
+    task: dict[str, Any] | None = None
+    before: dict[str, Any] = field(default_factory=dict)
+    after: dict[str, Any] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    candidates: list[tuple[str, datetime | None]] = field(default_factory=list)
+    change_id: int | None = None
+    title: str = ""
+
+
+# --- the new values ----------------------------------------------------------------------------
+
+
+def new_group(current: int, correction: Correction) -> int:
+    """The group after a priority correction (see the module docstring for the mapping)."""
+    if correction.direction == "up":
+        return {1: 1, 2: 1, 3: 1, 4: 2}.get(current, current)
+    if correction.direction == "down":
+        return {1: 2, 2: 4, 3: 4, 4: 4}.get(current, current)
+    words = correction.value
+    low = words.lower()
+    if low in ("urgent", "very urgent", "more urgent", "high"):
+        return 1
+    if low in ("important", "more important"):
+        return 2 if current in (3, 4) else current
+    if low in ("not important", "unimportant", "low"):
+        return 4 if current in (1, 2) else current
+    if low in ("not urgent", "no rush"):
+        return 2 if current == 1 else current
+    s = priority_signals(words)
+    if s.explicit_group is not None and 1 <= s.explicit_group <= 4:
+        return s.explicit_group
+    if s.urgent and not s.not_urgent:
+        return 3 if s.unimportant else 1
+    if s.unimportant:
+        return (3 if s.easy else 4) if current in (1, 2) else current
+    if s.important:
+        return 2 if current in (3, 4) else current
+    if s.not_urgent:
+        return 2 if current == 1 else current
+    return current
+
+
+def _new_deadline(value: str, old: datetime | None, turn: Turn) -> datetime | None:
+    window = resolve_time(value, turn.now, turn.tz)
+    if window is None:
+        return None
+    deadline = deadline_of(window)
+    if deadline is None:
+        return None
+    zone = ZoneInfo(turn.tz)
+    if not window.has_clock_time and old is not None and window.granularity == "day":
+        # "下周三" after "周三 18:00": the day changes, the time of day stays.
+        old_local = old.astimezone(zone)
+        day = deadline.astimezone(zone)
+        deadline = day.replace(hour=old_local.hour, minute=old_local.minute, second=old_local.second)
+    return deadline
+
+
+def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] | None:
+    """The fields to set on ``task``; None when the value cannot be read (e.g. an unknown time)."""
+    if correction.field == "title":
+        return {"title": correction.value}
+    if correction.field == "priority":
+        group = new_group(task.priority_group, correction)
+        data: dict[str, Any] = {"priority_group": group}
+        if group in (2, 4) and task.priority_group not in (2, 4) and task.deadline_at is not None:
+            data["urgency_threshold_at"] = task.urgency_threshold_at or task.deadline_at - URGENCY_LEAD
+        return data
+    deadline = _new_deadline(correction.value, task.deadline_at, turn)
+    if deadline is None:
+        return None
+    data = {"deadline_at": deadline}
+    if task.priority_group in (2, 4) and task.urgency_threshold_at is not None:
+        data["urgency_threshold_at"] = deadline - URGENCY_LEAD
+    return data
+
+
+# --- the target --------------------------------------------------------------------------------
+
+
+def _earlier_copy(session: Session, turn: Turn) -> TaskChange | None:
+    keys = turn.attempt_keys()
+    query = select(TaskChange).where(
+        col(TaskChange.user_id) == turn.user_id,
+        col(TaskChange.turn_key).in_(keys.candidates),
+        col(TaskChange.kind) == "update",
+    )
+    if keys.window is not None:
+        query = query.where(col(TaskChange.created_at) >= turn.now - keys.window)
+    return session.exec(query.order_by(col(TaskChange.id).desc())).first()
+
+
+def _named(title: str, words: str) -> bool:
+    return " ".join(words.split()).lower() in " ".join(title.split()).lower()
+
+
+def _target(session: Session, turn: Turn, correction: Correction) -> Task | _Outcome:
+    ids = changes.last_written(turn.messages)
+    rows: list[TaskChange] = []
+    if ids:
+        rows = list(
+            session.exec(
+                select(TaskChange)
+                .where(col(TaskChange.user_id) == turn.user_id, col(TaskChange.id).in_(ids))
+                .order_by(col(TaskChange.id).desc())
+            ).all()
+        )
+    if rows:
+        task_ids = list(dict.fromkeys(r.task_id for r in rows))
+        tasks = [t for t in (get_task(session, turn.user_id, i) for i in task_ids if i is not None) if t is not None]
+        if correction.words:
+            picked = [t for t in tasks if _named(t.title, correction.words)]
+            if len(picked) == 1:
+                return picked[0]
+            if not picked:
+                return _by_words(session, turn, correction.words)
+        if len(task_ids) > 1:
+            if len(tasks) == 1:
+                return tasks[0]
+            if not tasks:
+                return _Outcome("gone")
+            return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in tasks][:SHOWN_CANDIDATES])
+        if not tasks:
+            after = json.loads(rows[0].after)
+            return _Outcome("gone", title=str(after.get("title", "")))
+        return tasks[0]
+    if correction.words:
+        return _by_words(session, turn, correction.words)
+    return _Outcome("nothing")
+
+
+def _by_words(session: Session, turn: Turn, words: str) -> Task | _Outcome:
+    found = find_matches(session, turn.user_id, words, completed=False)
+    if len(found.tasks) == 1:
+        return found.tasks[0]
+    if not found.tasks:
+        return _Outcome("none", title=words)
+    return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in found.tasks][:SHOWN_CANDIDATES])
+
+
+def _decide(turn: Turn, correction: Correction) -> _Outcome:
+    with turn.sessions() as session:
+        copy = _earlier_copy(session, turn)
+        if copy is not None:
+            before = json.loads(copy.before) if copy.before else {}
+            after = json.loads(copy.after)
+            changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
+            task = get_task(session, turn.user_id, copy.task_id) if copy.task_id is not None else None
+            record = task_record(task_row(task, now=turn.now), turn.now) if task is not None else None
+            return _Outcome("again", record, before, after, changed, change_id=copy.id)
+        target = _target(session, turn, correction)
+        if isinstance(target, _Outcome):
+            return target
+        assert target.id is not None
+        proposal = _proposal(correction, target, turn)
+        if proposal is None:
+            return _Outcome("unreadable", title=target.title)
+        before = changes.snapshot(target)
+        try:
+            data = TaskUpdate(**proposal)
+        except ValidationError:
+            return _Outcome("unreadable", title=target.title)
+        if all(getattr(target, name) == value for name, value in proposal.items()):
+            record = task_record(task_row(target, now=turn.now), turn.now)
+            return _Outcome("same", record, before, before, [], title=target.title)
+        task = update_task(session, turn.user_id, target.id, data, now=turn.now)
+        assert task is not None
+        change_id = changes.record(
+            session,
+            user_id=turn.user_id,
+            turn_key=turn.attempt_keys().write,
+            kind="update",
+            task=task,
+            before=before,
+            now=turn.now,
+        )
+        after = changes.snapshot(task)
+        changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
+        record = task_record(task_row(task, now=turn.now), turn.now)
+        session.commit()
+        return _Outcome("written", record, before, after, changed, change_id=change_id)
+
+
+# --- words -------------------------------------------------------------------------------------
+
+
+def _when(iso: Any, turn: Turn) -> str:
+    if not iso:
+        return "无" if turn.locale == "zh" else "none"
+    return format_when(datetime.fromisoformat(str(iso)), turn.tz, turn.now, turn.locale)
+
+
+def _change_parts(outcome: _Outcome, turn: Turn) -> list[str]:
+    en = turn.locale == "en"
+    before, after = outcome.before, outcome.after
+    parts: list[str] = []
+    if "title" in outcome.changed:
+        parts.append(f'title → "{after["title"]}"' if en else f"标题 →「{after['title']}」")
+    if "deadline_at" in outcome.changed:
+        arrow = f"{_when(before.get('deadline_at'), turn)} → {_when(after.get('deadline_at'), turn)}"
+        parts.append(f"due {arrow}" if en else f"截止 {arrow}")
+    if "priority_group" in outcome.changed:
+        arrow = (
+            f"{group_label(int(before['priority_group']), turn.locale)} → "
+            f"{group_label(int(after['priority_group']), turn.locale)}"
+        )
+        parts.append(f"priority {arrow}" if en else f"优先级 {arrow}")
+    return parts
+
+
+def _written_text(outcome: _Outcome, turn: Turn) -> str:
+    title = outcome.before.get("title", "")
+    parts = _change_parts(outcome, turn)
+    if turn.locale == "en":
+        return f'Updated: "{title}" ' + "; ".join(parts)
+    return f"已改好：「{title}」" + "；".join(parts)
+
+
+def _ask_text(outcome: _Outcome, turn: Turn) -> str:
+    en = turn.locale == "en"
+    lines = []
+    for i, (title, deadline) in enumerate(outcome.candidates, 1):
+        when = format_when(deadline, turn.tz, turn.now, turn.locale) if deadline is not None else None
+        if en:
+            lines.append(f"{i}. {title}" + (f" (due {when})" if when else ""))
+        else:
+            lines.append(f"{i}. {title}" + (f"（截止 {when}）" if when else ""))
+    if en:
+        return "\n".join(["Which task should I change?", *lines, "Say its name; nothing was changed yet."])
+    return "\n".join(["要改哪一条？", *lines, "说一下任务名，这次还没有改动。"])
+
+
+def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Answer:
+    en = turn.locale == "en"
+    if outcome.kind in ("written", "again"):
+        text = _written_text(outcome, turn)
+        data: dict[str, Any] = {
+            "task": outcome.task,
+            "before": {name: outcome.before.get(name) for name in outcome.changed},
+            "changed": outcome.changed,
+        }
+        if outcome.change_id is not None:
+            text = changes.marker(text, [outcome.change_id])
+            data["change_id"] = outcome.change_id
+        return Answer(text, data)
+    if outcome.kind == "same":
+        text = (
+            f'"{outcome.title}" already has that; nothing was changed.'
+            if en
+            else f"「{outcome.title}」本来就是这样，没有改动。"
+        )
+        return Answer(text, {"task": outcome.task, "before": {}, "changed": []})
+    if outcome.kind == "ask":
+        titles = [title for title, _deadline in outcome.candidates]
+        return Answer(_ask_text(outcome, turn), {"candidates": titles, "changed": []})
+    if outcome.kind == "gone":
+        name = f"「{outcome.title}」" if outcome.title else "那条任务"
+        text = (
+            "That task no longer exists; nothing was changed."
+            if en
+            else f"{name}已经不在了，没有可改的，什么都没有改动。"
+        )
+        return Answer(text, {"changed": [], "gone": True})
+    if outcome.kind == "none":
+        text = (
+            f'No open task matches "{outcome.title}"; nothing was changed.'
+            if en
+            else f"没有找到标题含「{outcome.title}」的未完成任务，什么都没有改动。"
+        )
+        return Answer(text, {"changed": [], "matches": 0})
+    if outcome.kind == "unreadable":
+        value = correction.value if correction is not None else ""
+        text = f'I couldn\'t read "{value}"; nothing was changed.' if en else f"没看懂「{value}」，什么都没有改动。"
+        return Answer(text, {"changed": []})
+    if outcome.kind == "nothing":
+        text = (
+            'There is nothing to correct: no task was just written. Say which task, e.g. "move the report to Friday".'
+            if en
+            else "刚才没有记下或改动任务，没有可改的。要改哪条请说任务名，例如「把交报告改到周五」。"
+        )
+        return Answer(text, {"changed": []})
+    return Answer(CLARIFY[turn.locale], {"changed": []})
+
+
+async def handle_update(turn: Turn) -> Answer:
+    correction = read_correction(turn.text)
+    turn.trace.emit(
+        "update",
+        "start",
+        "找要改的任务",
+        {"field": correction.field if correction else None, "value": correction.value if correction else None},
+    )
+    if correction is None:
+        outcome = _Outcome("nothing") if changes.last_written(turn.messages) is None else _Outcome("unreadable")
+        if outcome.kind == "unreadable":
+            answer = Answer(CLARIFY[turn.locale], {"changed": []})
+            turn.trace.emit("update", "end", "没听出要改什么，不改动", {"outcome": "clarify"})
+            turn.on_content(answer.text)
+            return answer
+    else:
+        found = correction
+        outcome = await anyio.to_thread.run_sync(lambda: _decide(turn, found))
+    turn.trace.emit("update", "end", f"结果：{outcome.kind}", {"outcome": outcome.kind, "changed": outcome.changed})
+    answer = _render(outcome, correction, turn)
+    turn.on_content(answer.text)
+    return answer
+
+
+async def explain_update(turn: Turn) -> dict[str, Any]:
+    """``{"update": {"fields": {...}, "words": …}}``: the proposed change, without the database."""
+    correction = read_correction(turn.text)
+    if correction is None:
+        return {"update": {"fields": {}, "words": None}}
+    fields: dict[str, Any] = {}
+    if correction.field == "title":
+        fields["title"] = correction.value
+    elif correction.field == "priority":
+        fields["priority"] = correction.direction or correction.value
+    else:
+        deadline = _new_deadline(correction.value, None, turn)
+        fields["deadline_at"] = deadline.isoformat() if deadline is not None else None
+        fields["time_text"] = correction.value
+    return {"update": {"fields": fields, "words": correction.words}}
