@@ -189,6 +189,15 @@ def _en(t: str) -> Correction | None:
     return None
 
 
+# Messages that are corrections whatever came before ("改成明天下午", "不对，是下周三", "change it to Friday").
+_PLAIN_CORRECTION_RE = re.compile(
+    r"^(?:不对|不是|错了|搞错了|说错了)[，,\s。!！]|^(?:请|麻烦)?(?:帮我)?(?:改成|改到|改为|调高|调低|提前到|推迟到|延后到)"
+    r"|^优先级(?:调高|调低|提高|降低)"
+    r"|^(?:no|nope|oops|wait)\b[\s,.!]*(?:make it|change it|it'?s)\b|^(?:change it to|make it|rename it)\b",
+    re.I,
+)
+
+
 def read_correction(text: str) -> Correction | None:
     """What the message asks to change; None when it is no correction (or a how-to question)."""
     t = _clean(text)
@@ -214,4 +223,8 @@ def offline_signal(text: str, history: Sequence[HistoryTurn] = ()) -> OfflineSig
         return OfflineSignal(0.85, "要改刚才写下的任务")
     if found.words:
         return OfflineSignal(0.8, "要改一个点名的任务")
+    if _PLAIN_CORRECTION_RE.search(text.strip()):
+        # Nothing written just before, but the words can only be a correction: never a new note
+        # titled "改成"; the handler says there is nothing to correct.
+        return OfflineSignal(0.7, "像是要改刚才的任务")
     return None

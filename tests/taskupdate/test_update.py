@@ -216,3 +216,14 @@ async def test_explain_proposes_without_a_database(h: Harness) -> None:
         h.state.pipeline, ModelHub(), "把交报告改到周五", now=h.now, tz="Asia/Shanghai", config=TurnConfig()
     )
     assert out["update"]["fields"]["time_text"] == "周五"
+
+
+@pytest.mark.parametrize("message", ["改成明天下午", "不对，是下周三"])
+async def test_a_correction_with_nothing_before_writes_nothing(h: Harness, message: str) -> None:
+    """Once "改成明天下午" became a note titled "改成"; now it is a correction with nothing to correct."""
+    answer = await h.ask(message)
+    assert answer.action == "task_update"
+    assert "没有可改的" in answer.visible
+    assert change_rows(h) == []
+    with h.state.session() as session:
+        assert session.exec(select(Task)).all() == []
