@@ -192,7 +192,7 @@ def _en(t: str) -> Correction | None:
 # Messages that are corrections whatever came before ("改成明天下午", "不对，是下周三", "change it to Friday").
 _PLAIN_CORRECTION_RE = re.compile(
     r"^(?:不对|不是|错了|搞错了|说错了)[，,\s。!！]|^(?:请|麻烦)?(?:帮我)?(?:改成|改到|改为|调高|调低|提前到|推迟到|延后到)"
-    r"|^优先级(?:调高|调低|提高|降低)"
+    r"|^优先级(?:调高|调低|提高|降低)|^(?:时间|截止时间|日期|标题|名字|任务名|优先级)(?:改成|改到|改为)"
     r"|^(?:no|nope|oops|wait)\b[\s,.!]*(?:make it|change it|it'?s)\b|^(?:change it to|make it|rename it)\b",
     re.I,
 )

@@ -87,7 +87,17 @@ def test_a_write_answer_is_read_by_its_wording() -> None:
     assert not wrote_something(AFTER_CHAT) and not wrote_something([])
 
 
-@pytest.mark.parametrize("text", ["改成明天下午", "不对，是下周三", "change it to Friday 3pm", "优先级调低"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "改成明天下午",
+        "不对，是下周三",
+        "change it to Friday 3pm",
+        "优先级调低",
+        "时间改成周五下午三点",
+        "标题改成交季度报告",
+    ],
+)
 def test_a_plain_correction_is_one_even_with_nothing_written_before(text: str) -> None:
     """Never a new note titled "改成": the action answers that there is nothing to correct."""
     signal = offline_signal(text, [])
