@@ -8,11 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,12 +17,11 @@ from typing import Any
 
 import openai
 import pytest
-import uvicorn
 from openai import OpenAI
 
-from app.main import create_app
 from core import carry
 from core.store import TaskFilter, query_tasks
+from support.live import serve
 
 PROBE = Path(__file__).resolve().parent.parent / "support" / "sdk_probe.py"
 
@@ -48,27 +44,8 @@ def server(harness: Any) -> Iterator[LiveServer]:
     harness.add("买猫粮", 3, "2026-12-01 19:00")
     harness.add("别人的任务", 2, "2026-12-01 12:00", user="bob")
     harness.state.settings.note_near_duplicates = "allow"  # the same note is sent whole and streamed
-    app = create_app(harness.state.settings, state=harness.state)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_config=None, log_level="warning", ws="none", lifespan="on", access_log=False)
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert thread.is_alive(), "uvicorn stopped during startup"
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield LiveServer(f"http://127.0.0.1:{port}/v1", key, harness)
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=20)
-        sock.close()
-        assert not thread.is_alive(), "uvicorn did not stop"
+    with serve(harness.state) as base_url:
+        yield LiveServer(base_url, key, harness)
 
 
 def sdk(server: LiveServer, key: str | None = None) -> OpenAI:

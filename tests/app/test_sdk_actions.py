@@ -6,24 +6,20 @@ whole history each turn, as chat clients do: the assistant answers carry the inv
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
 import pytest
-import uvicorn
 from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 from sqlmodel import col, select
 
-from app.main import create_app
 from core import carry
 from core.models import Task
 from support.harness import NOW, Harness, local
+from support.live import serve
 
 
 @dataclass
@@ -37,27 +33,8 @@ class LiveServer:
 def server(harness: Harness) -> Iterator[LiveServer]:
     assert harness.now == NOW
     key = harness.api_key("alice")
-    app = create_app(harness.state.settings, state=harness.state)
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_config=None, log_level="warning", ws="none", lifespan="on", access_log=False)
-    srv = uvicorn.Server(config)
-    thread = threading.Thread(target=srv.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert thread.is_alive(), "uvicorn stopped during startup"
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.02)
-    try:
-        yield LiveServer(f"http://127.0.0.1:{port}/v1", key, harness)
-    finally:
-        srv.should_exit = True
-        thread.join(timeout=20)
-        sock.close()
-        assert not thread.is_alive(), "uvicorn did not stop"
+    with serve(harness.state) as base_url:
+        yield LiveServer(base_url, key, harness)
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import sqlalchemy as sa
 from fastapi.testclient import TestClient
+from sqlmodel import col, select
 
 from app.main import create_app
 from app.settings import Settings
@@ -28,8 +29,8 @@ from core import carry
 from core.accounts import create_api_key, ensure_user
 from core.db import make_engine
 from core.llm import ModelHub
-from core.models import TaskCreate
-from core.store import complete_task, create_task
+from core.models import Task, TaskChange, TaskCreate
+from core.store import complete_task, create_task, get_task
 from core.trace import StageEvent
 from core.turn import ChatText
 
@@ -167,6 +168,20 @@ class Harness:
                 complete_task(session, user_id, task.id, now=local(completed_at))
             session.commit()
             return task.id
+
+    def task(self, task_id: int, user: str = "alice") -> Task:
+        """The task as stored now (detached); it must exist and be ``user``'s."""
+        with self.state.session() as session:
+            found = get_task(session, self.user(user), task_id)
+            assert found is not None
+            session.expunge(found)
+            return found
+
+    def changes(self, kind: str | None = None) -> list[TaskChange]:
+        """The write log, oldest first (every user's), optionally of one kind."""
+        with self.state.session() as session:
+            rows = list(session.exec(select(TaskChange).order_by(col(TaskChange.id))).all())
+        return [r for r in rows if kind is None or r.kind == kind]
 
     async def ask(
         self,

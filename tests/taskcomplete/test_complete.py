@@ -9,13 +9,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from sqlmodel import col, select
 
 from app.explain import explain
 from core import carry
 from core.llm import ModelHub
-from core.models import Task
-from core.store import get_task
 from core.turn import TurnConfig
 from support.harness import NOW, Harness, local, make_harness
 
@@ -27,24 +24,6 @@ def h(database_url: str) -> Iterator[Harness]:
     harness.state.engine.dispose()
 
 
-def task(h: Harness, task_id: int, user: str = "alice") -> Task:
-    with h.state.session() as session:
-        found = get_task(session, h.user(user), task_id)
-        assert found is not None
-        session.expunge(found)
-        return found
-
-
-def change_rows(h: Harness) -> list[Any]:
-    from core import models
-
-    table = getattr(models, "TaskChange", None)
-    if table is None:
-        return []
-    with h.state.session() as session:
-        return list(session.exec(select(table).order_by(col(table.id))).all())
-
-
 async def test_one_match_is_completed(h: Harness) -> None:
     report = h.add("交报告", 1, "2026-12-01 15:00")
     other = h.add("买牛奶", 3)
@@ -53,9 +32,9 @@ async def test_one_match_is_completed(h: Harness) -> None:
 
     assert answer.action == "task_complete"
     assert answer.visible == "已完成：「交报告」（原定 12月1日 周二 15:00 截止）"
-    assert task(h, report).is_completed and task(h, report).completed_at == NOW
-    assert not task(h, other).is_completed
-    [row] = change_rows(h)  # one change, carried by the answer
+    assert h.task(report).is_completed and h.task(report).completed_at == NOW
+    assert not h.task(other).is_completed
+    [row] = h.changes()  # one change, carried by the answer
     assert (row.kind, row.task_id) == ("complete", report)
     assert carry.read(answer.content, "w1") == {"changes": [row.id]}
     assert "complete:end" in answer.stages
@@ -71,14 +50,14 @@ async def test_statements_complete_the_task_they_name(h: Harness, message: str, 
     answer = await h.ask(message)
 
     assert (answer.action, answer.visible) == ("task_complete", f"已完成：「{title}」")
-    assert {t for t, i in ids.items() if task(h, i).is_completed} == {title}
+    assert {t for t, i in ids.items() if h.task(i).is_completed} == {title}
 
 
 async def test_english(h: Harness) -> None:
     report = h.add("send the report", 1, "2026-12-01 15:00")
     answer = await h.ask("I finished the report")
     assert (answer.action, answer.visible) == ("task_complete", 'Done: "send the report" (was due Tue Dec 1, 15:00)')
-    assert task(h, report).is_completed
+    assert h.task(report).is_completed
 
 
 async def test_similar_words_find_the_task_when_no_title_contains_them(h: Harness) -> None:
@@ -86,7 +65,7 @@ async def test_similar_words_find_the_task_when_no_title_contains_them(h: Harnes
     h.add("买牛奶", 3)
     answer = await h.ask("季度的报告写好了")
     assert answer.visible == "已完成：「提交季度报告」"
-    assert task(h, report).is_completed
+    assert h.task(report).is_completed
 
 
 async def test_several_matches_ask_which_and_write_nothing(h: Harness) -> None:
@@ -101,13 +80,13 @@ async def test_several_matches_ask_which_and_write_nothing(h: Harness) -> None:
         "2. 写周报告\n"
         "说一下完整的任务名，这次还没有改动。"
     )
-    assert not task(h, a).is_completed and not task(h, b).is_completed
-    assert change_rows(h) == []
+    assert not h.task(a).is_completed and not h.task(b).is_completed
+    assert h.changes() == []
 
     # The full name settles it.
     answer = await h.ask("交季度报告做完了")
     assert answer.visible.startswith("已完成：「交季度报告」")
-    assert task(h, a).is_completed and not task(h, b).is_completed
+    assert h.task(a).is_completed and not h.task(b).is_completed
 
 
 async def test_an_exact_title_wins_over_titles_that_contain_it(h: Harness) -> None:
@@ -115,14 +94,14 @@ async def test_an_exact_title_wins_over_titles_that_contain_it(h: Harness) -> No
     longer = h.add("交报告附件", 2)
     answer = await h.ask("交报告做完了")
     assert answer.visible == "已完成：「交报告」"
-    assert task(h, exact).is_completed and not task(h, longer).is_completed
+    assert h.task(exact).is_completed and not h.task(longer).is_completed
 
 
 async def test_no_match_says_so_and_writes_nothing(h: Harness) -> None:
     kept = h.add("交报告", 1)
     answer = await h.ask("发票做完了")
     assert (answer.action, answer.visible) == ("task_complete", "没有找到标题含「发票」的未完成任务，什么都没有改动。")
-    assert not task(h, kept).is_completed and change_rows(h) == []
+    assert not h.task(kept).is_completed and h.changes() == []
 
     english = await h.ask("done with groceries")
     assert english.visible == 'No open task matches "groceries"; nothing was changed.'
@@ -134,13 +113,13 @@ async def test_reopen(h: Harness) -> None:
     answer = await h.ask("把交报告改回未完成")
 
     assert (answer.action, answer.visible) == ("task_complete", "已改回未完成：「交报告」（截止 12月1日 周二 15:00）")
-    assert not task(h, report).is_completed and task(h, report).completed_at is None
-    assert [r.kind for r in change_rows(h)] == ["reopen"]
+    assert not h.task(report).is_completed and h.task(report).completed_at is None
+    assert [r.kind for r in h.changes()] == ["reopen"]
 
     english_task = h.add("send the report", 2, completed_at="2026-11-29 09:00")
     english = await h.ask("reopen the report task")
     assert english.visible == 'Reopened: "send the report"'
-    assert not task(h, english_task).is_completed
+    assert not h.task(english_task).is_completed
 
 
 async def test_reopen_of_an_open_task_and_complete_of_a_done_one_change_nothing(h: Harness) -> None:
@@ -149,9 +128,9 @@ async def test_reopen_of_an_open_task_and_complete_of_a_done_one_change_nothing(
 
     assert (await h.ask("交报告还没做完")).visible == "「交报告」本来就是未完成，没有改动。"
     assert (await h.ask("买牛奶搞定了")).visible == "「买牛奶」已经是完成状态，没有改动。"
-    assert not task(h, open_task).is_completed
-    assert task(h, done_task).completed_at == local("2026-11-20 09:00")
-    assert change_rows(h) == []
+    assert not h.task(open_task).is_completed
+    assert h.task(done_task).completed_at == local("2026-11-20 09:00")
+    assert h.changes() == []
 
 
 @pytest.mark.parametrize("question", ["交报告做完了吗", "周报交了没", "报告做完了没有"])
@@ -160,23 +139,23 @@ async def test_a_question_is_not_handled_by_task_complete(h: Harness, question: 
     weekly = h.add("交周报", 2)
     answer = await h.ask(question)
     assert answer.action == "task_query"
-    assert not task(h, report).is_completed and not task(h, weekly).is_completed
+    assert not h.task(report).is_completed and not h.task(weekly).is_completed
 
 
 async def test_another_users_task_is_never_touched(h: Harness) -> None:
     bobs = h.add("交报告", 1, user="bob")
     answer = await h.ask("交报告做完了")  # alice has no such task
     assert answer.visible == "没有找到标题含「交报告」的未完成任务，什么都没有改动。"
-    assert not task(h, bobs, "bob").is_completed
+    assert not h.task(bobs, "bob").is_completed
 
     alices = h.add("交报告", 1)
     await h.ask("交报告做完了", history=[("user", "你好"), ("assistant", "你好！")])
-    assert task(h, alices).is_completed and not task(h, bobs, "bob").is_completed
+    assert h.task(alices).is_completed and not h.task(bobs, "bob").is_completed
 
     bobs_done = h.add("买牛奶", 3, user="bob", completed_at="2026-11-29 09:00")
     answer = await h.ask("把买牛奶改回未完成")
     assert answer.visible == "没有找到标题含「买牛奶」的已完成任务，什么都没有改动。"
-    assert task(h, bobs_done, "bob").is_completed
+    assert h.task(bobs_done, "bob").is_completed
 
 
 async def test_a_retried_turn_does_not_toggle_twice(h: Harness) -> None:
@@ -187,8 +166,8 @@ async def test_a_retried_turn_does_not_toggle_twice(h: Harness) -> None:
     again = await h.ask("交报告做完了")  # the same conversation resent: the same attempt
 
     assert first.visible == again.visible == "已完成：「交报告」（原定 12月1日 周二 15:00 截止）"
-    assert task(h, report).is_completed and not task(h, attachment).is_completed
-    rows = change_rows(h)
+    assert h.task(report).is_completed and not h.task(attachment).is_completed
+    rows = h.changes()
     [row] = rows
     assert carry.read(again.content, "w1") == carry.read(first.content, "w1") == {"changes": [row.id]}
 
@@ -198,8 +177,8 @@ async def test_a_retried_reopen_does_not_toggle_twice(h: Harness) -> None:
     first = await h.ask("把交报告改回未完成", client_message_id="m-1")
     again = await h.ask("把交报告改回未完成", client_message_id="m-1")
     assert first.visible == again.visible == "已改回未完成：「交报告」"
-    assert not task(h, report).is_completed
-    assert len(change_rows(h)) == 1
+    assert not h.task(report).is_completed
+    assert len(h.changes()) == 1
 
 
 async def test_explain_reads_the_target_without_a_database(h: Harness) -> None:

@@ -6,15 +6,14 @@ NOW is Monday 2026-11-30 10:00 Asia/Shanghai (see support.harness).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 import pytest
-from sqlmodel import col, select
+from sqlmodel import select
 
 from app.explain import explain
 from core import carry
 from core.llm import ModelHub
-from core.models import Task, TaskChange
+from core.models import Task
 from core.store import get_task
 from core.turn import TurnConfig
 from support.harness import Answer, Harness, local, make_harness
@@ -27,20 +26,6 @@ def h(database_url: str) -> Iterator[Harness]:
     harness.state.engine.dispose()
 
 
-def task(h: Harness, task_id: int, user: str = "alice") -> Task:
-    with h.state.session() as session:
-        found = get_task(session, h.user(user), task_id)
-        assert found is not None
-        session.expunge(found)
-        return found
-
-
-def change_rows(h: Harness, kind: str | None = None) -> list[Any]:
-    with h.state.session() as session:
-        rows = list(session.exec(select(TaskChange).order_by(col(TaskChange.id))).all())
-    return [r for r in rows if kind is None or r.kind == kind]
-
-
 async def note(h: Harness, message: str, user: str = "alice") -> tuple[list[tuple[str, str]], Answer]:
     answer = await h.ask(message, user=user)
     assert answer.action == "quick_note_create", answer.content
@@ -50,23 +35,23 @@ async def note(h: Harness, message: str, user: str = "alice") -> tuple[list[tupl
 def created_id(answer: Answer, h: Harness) -> int:
     ids = carry.read(answer.content, "w1")
     assert ids is not None
-    [row] = [r for r in change_rows(h) if r.id == ids["changes"][0]]
+    [row] = [r for r in h.changes() if r.id == ids["changes"][0]]
     return int(row.task_id)
 
 
 async def test_a_new_deadline_moves_the_threshold_too(h: Harness) -> None:
     history, noted = await note(h, "帮我记一下周三下午6点交报告")
     report = created_id(noted, h)
-    assert task(h, report).urgency_threshold_at == local("2026-12-01 18:00")
+    assert h.task(report).urgency_threshold_at == local("2026-12-01 18:00")
 
     answer = await h.ask("不对，是下周三", history=history)
 
     assert answer.action == "task_update"
     assert answer.visible == "已改好：「交报告」截止 12月2日 周三 18:00 → 12月9日 周三 18:00"
-    updated = task(h, report)
+    updated = h.task(report)
     assert updated.deadline_at == local("2026-12-09 18:00")
     assert updated.urgency_threshold_at == local("2026-12-08 18:00")
-    [row] = change_rows(h, "update")
+    [row] = h.changes("update")
     assert row.task_id == report
     assert carry.read(answer.content, "w1") == {"changes": [row.id]}
     assert "update:end" in answer.stages
@@ -77,19 +62,19 @@ async def test_other_deadline_phrasings(h: Harness, message: str) -> None:
     history, noted = await note(h, "帮我记一下周三下午6点交报告")
     answer = await h.ask(message, history=history)
     assert answer.action == "task_update"
-    assert task(h, created_id(noted, h)).deadline_at == local("2026-12-09 18:00")
+    assert h.task(created_id(noted, h)).deadline_at == local("2026-12-09 18:00")
 
 
 async def test_priority_up(h: Harness) -> None:
     history, noted = await note(h, "帮我记一下周五交报告")
     report = created_id(noted, h)
-    assert task(h, report).priority_group == 2
+    assert h.task(report).priority_group == 2
 
     answer = await h.ask("优先级调高", history=history)
 
     assert answer.action == "task_update"
     assert answer.visible == "已改好：「交报告」优先级 重要不紧急 → 重要且紧急"
-    assert task(h, report).priority_group == 1
+    assert h.task(report).priority_group == 1
 
 
 async def test_title(h: Harness) -> None:
@@ -97,7 +82,7 @@ async def test_title(h: Harness) -> None:
     answer = await h.ask("标题改成交季度报告", history=history)
     assert answer.action == "task_update"
     assert answer.visible == "已改好：「交报告」标题 →「交季度报告」"
-    assert task(h, created_id(noted, h)).title == "交季度报告"
+    assert h.task(created_id(noted, h)).title == "交季度报告"
 
 
 async def test_english(h: Harness) -> None:
@@ -108,7 +93,7 @@ async def test_english(h: Harness) -> None:
 
     assert answer.action == "task_update"
     assert answer.visible.startswith('Updated: "send the report" due Wed Dec 2, 18:00 → Wed Dec 9, 18:00')
-    assert task(h, report).deadline_at == local("2026-12-09 18:00")
+    assert h.task(report).deadline_at == local("2026-12-09 18:00")
 
 
 async def test_a_named_task_without_a_record(h: Harness) -> None:
@@ -118,8 +103,8 @@ async def test_a_named_task_without_a_record(h: Harness) -> None:
     answer = await h.ask("把交报告改到周五")
 
     assert answer.action == "task_update"
-    assert task(h, report).deadline_at == local("2026-12-04 18:00")
-    assert task(h, milk).deadline_at is None
+    assert h.task(report).deadline_at == local("2026-12-04 18:00")
+    assert h.task(milk).deadline_at is None
 
 
 async def test_nothing_to_correct_writes_nothing(h: Harness) -> None:
@@ -131,7 +116,7 @@ async def test_nothing_to_correct_writes_nothing(h: Harness) -> None:
 
     assert answer.action == "task_update"
     assert "没有可改的" in answer.visible
-    assert change_rows(h, "update") == []
+    assert h.changes("update") == []
 
 
 async def test_no_such_named_task(h: Harness) -> None:
@@ -148,12 +133,12 @@ async def test_a_multi_capture_asks_which(h: Harness) -> None:
     assert answer.action == "task_update"
     assert answer.visible.startswith("要改哪一条？")
     assert "买牛奶" in answer.visible and "交报告" in answer.visible
-    assert change_rows(h, "update") == []
+    assert h.changes("update") == []
 
     named = await h.ask("把交报告改到下周三", history=history)  # naming one of them picks it
     assert named.action == "task_update"
-    [row] = change_rows(h, "update")
-    assert task(h, row.task_id).title == "交报告"
+    [row] = h.changes("update")
+    assert h.task(row.task_id).title == "交报告"
 
 
 async def test_the_task_is_gone(h: Harness) -> None:
@@ -174,8 +159,8 @@ async def test_a_retry_does_not_apply_twice(h: Harness) -> None:
     again = await h.ask("优先级调高", history=history)  # the same request again
 
     assert again.content == first.content
-    assert task(h, report).priority_group == 1  # 2 → 1 once, not 1 → 1 and a second change
-    assert len(change_rows(h, "update")) == 1
+    assert h.task(report).priority_group == 1  # 2 → 1 once, not 1 → 1 and a second change
+    assert len(h.changes("update")) == 1
 
 
 async def test_undo_after_an_update_restores(h: Harness) -> None:
@@ -187,7 +172,7 @@ async def test_undo_after_an_update_restores(h: Harness) -> None:
     undone = await h.ask("撤销", history=history)
 
     assert undone.action == "undo"
-    restored = task(h, report)  # the task itself stays: only the update is undone
+    restored = h.task(report)  # the task itself stays: only the update is undone
     assert restored.deadline_at == local("2026-12-02 18:00")
     assert restored.urgency_threshold_at == local("2026-12-01 18:00")
 
@@ -196,15 +181,15 @@ async def test_another_users_task_is_untouched(h: Harness) -> None:
     history, noted = await note(h, "帮我记一下周五交报告")
     report = created_id(noted, h)
     bobs = h.add("交报告", 2, "2026-12-04 18:00", user="bob")
-    before = task(h, report).deadline_at
+    before = h.task(report).deadline_at
 
     forged = await h.ask("不对，是下周三", history=history, user="mallory")  # alice's record, sent by mallory
     named = await h.ask("把交报告改到下周三", user="mallory")
 
     assert forged.action == named.action == "task_update"
-    assert task(h, report).deadline_at == before
-    assert task(h, bobs, user="bob").deadline_at == local("2026-12-04 18:00")
-    assert change_rows(h, "update") == []
+    assert h.task(report).deadline_at == before
+    assert h.task(bobs, user="bob").deadline_at == local("2026-12-04 18:00")
+    assert h.changes("update") == []
 
 
 async def test_explain_proposes_without_a_database(h: Harness) -> None:
@@ -224,6 +209,6 @@ async def test_a_correction_with_nothing_before_writes_nothing(h: Harness, messa
     answer = await h.ask(message)
     assert answer.action == "task_update"
     assert "没有可改的" in answer.visible
-    assert change_rows(h) == []
+    assert h.changes() == []
     with h.state.session() as session:
         assert session.exec(select(Task)).all() == []
