@@ -26,7 +26,7 @@ CHAT_DESCRIPTION = (
 
 def build_registry() -> ActionRegistry:
     registry = ActionRegistry(fallback="chat")
-    registry.register(Action("chat", CHAT_DESCRIPTION, text_answer(handle_chat)))
+    registry.register(Action("chat", CHAT_DESCRIPTION, text_answer(handle_chat), intent="chat"))
     registry.register(
         Action(
             "quick_note_create",
@@ -36,10 +36,17 @@ def build_registry() -> ActionRegistry:
             clarify=NOTE_CLARIFY,
             explain=quicknote.explain_note,
             offline=offline_confirm_signal,  # "要" after a near-duplicate warning
+            intent="capture",
         )
     )
     registry.register(
-        Action("task_query", taskquery.DESCRIPTION, taskquery.handle_task_query, explain=taskquery.explain_query)
+        Action(
+            "task_query",
+            taskquery.DESCRIPTION,
+            taskquery.handle_task_query,
+            explain=taskquery.explain_query,
+            intent="query",
+        )
     )
     registry.register(
         Action(

@@ -1,6 +1,7 @@
 """Offline (rule-based) router: the latest message (+ a bounded history) → (action, confidence, reason).
 
-Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat`` (闲聊). Rules, first match wins:
+Generic intents: ``capture`` (随口记), ``query`` (随口问), ``chat`` (闲聊), each answered by the
+registered action that declares it (``Action.intent``). Rules, first match wins:
 
 1. **Empty / client meta prompts** — an empty message, or one that carries a chat transcript or a
    meta-instruction ("### Task:", "<chat_history>", "USER:"-lines, "总结…对话", "标题…字以内", "translate",
@@ -8,29 +9,29 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    second line of defence so a quoted "帮我记一下…" never becomes a task.
 2. **"How do I …" questions** ("怎么/如何/为什么/什么是/讲讲/介绍一下…" without "我的任务") → chat (0.85).
 1b. **English** (a message without CJK characters): "remind me to…", "add a task…", "note: …", "todo: …",
-   "don't forget to…" → quick_note_create (0.9); general questions and requests ("how do I…", "what is a…",
+   "don't forget to…" → capture (0.9); general questions and requests ("how do I…", "what is a…",
    "tell me a joke", "write…", "recommend…") without "my" → chat (0.85); questions about one's tasks
    ("my tasks", "top 3 tasks", "give me 5 tasks", "what's due…", "anything due…", "tasks for tomorrow",
    "what did I finish…", "what do I have to do today", "show me my…", "list my…", "three tasks") →
-   task_query (0.85); follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
-   rule 4 turns into task_query after a task query. Anything else falls through to the rules below (and
+   query (0.85); follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
+   rule 4 turns into query after a task query. Anything else falls through to the rules below (and
    usually ends as chat).
 3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/添加待办/加个任务/新建任务/别忘了/
    "待办：…"/"todo:"/"帮我记：…" (记 + a colon or comma), and a leading "(要/一定要)记得 + the task" that is
-   not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay chat) → quick_note_create (0.92), even with no content ("帮我记一下": the quick-note
+   not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay chat) → capture (0.92), even with no content ("帮我记一下": the quick-note
    graph asks what to record). If the sentence is also plainly a question about tasks ("提醒我明天有什么
-   任务") → task_query (0.7).
+   任务") → query (0.7).
 4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢", and in English "5 more/more/next
    page/any more?/anything else?/the rest/all/what about next week?/and tomorrow?/how about the
    important ones?" (``taskquery.followup.looks_like_english_followup``), when the history shows a task
-   query (an earlier user turn that routes to task_query, or an assistant task list) → task_query (0.88).
+   query (an earlier user turn that routes to query, or an assistant task list) → query (0.88).
    Without such history they stay chat (English ones as 0.7 from rule 1b, so the Chinese rules below never
    read "5 more" as a bare count request).
 5. **Task questions** — an explicit count or "全部/所有" with a task word, "来一个…任务", "给我点事做",
    "我很闲/有空…做什么", task nouns (任务/待办/安排/日程/事项/ddl) with a question or list word
    (有什么/有哪些/有啥/哪些/什么/几个/多少/吗/列出/看看/查一下/显示), time + "要交什么/要做什么/有什么/截止/
    到期", priority words + 的 + question ("重要不紧急的有哪些"), overdue/completed questions, or a noun
-   phrase that ends in 任务/待办/事项 ("所有任务", "和合同相关的任务") → task_query (0.9; 0.75 for the
+   phrase that ends in 任务/待办/事项 ("所有任务", "和合同相关的任务") → query (0.9; 0.75 for the
    weaker forms such as "明天有什么").
 5b. **Colloquial task questions** (checked after the rules above, so their decisions are unchanged):
    status phrases — not done ("还有哪些没做完的", "还剩啥没做"), overdue in spoken form ("拖了很久",
@@ -43,15 +44,15 @@ Actions: ``quick_note_create`` (随口记), ``task_query`` (随口问), ``chat``
    "帮我查查下个月的计划", "明天的日程") unless it asks to make a plan ("帮我制定一个明天的计划");
    a time + a meeting noun phrase ("下周二下午三点的会") or "开什么会"; a time + "新建的/加的" ("上个月新建的");
    "等一下/待会儿要干嘛" (like "接下来做什么"); priority words before 急事/小事/难事 ("重要的急事");
-   task-list nouns ("任务清单", "待办列表", "我的todo") → task_query (0.75–0.85).
+   task-list nouns ("任务清单", "待办列表", "我的todo") → query (0.75–0.85).
    **Bare count requests** — an explicit count with nothing else but request words and a time ("先列三个",
-   "取前五个", "来一个就好", "整一个", "今天的前三条", "给我5条，3天内的") → task_query (0.7): in a task app
+   "取前五个", "来一个就好", "整一个", "今天的前三条", "给我5条，3天内的") → query (0.7): in a task app
    "list / give me N" asks for tasks, and after a task list it is a follow-up. Anything else in the
    sentence keeps it chat ("来一个笑话", "讲三个故事"); "再来两个" without query history stays chat.
    Dates the time resolver rejects (e.g. "2月29日" in a non-leap year) still count as "a time was said". A task noun about
    software or methods ("有什么好用的待办软件") and purpose questions ("…才能…") stay chat.
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
-   quick_note_create (0.7); a leading priority label does not hide the verb and makes it more note-like
+   capture (0.7); a leading priority label does not hide the verb and makes it more note-like
    ("紧急：今天下班前回复客户邮件" → 0.75); a trailing priority remark is set aside, so the sentence is
    not read as a noun phrase like "重要的" ("这周内把PPT做完，挺重要的", "月底前把合同签了，很急" → 0.7;
    a question word anywhere keeps it a query: "这周内要完成什么", "PPT做完了吗"); the same as a statement with a subject ("我明天要去医院") →
@@ -76,9 +77,11 @@ from core.turn import HistoryTurn
 
 __all__ = ["offline_route"]
 
+# The generic intents these rules read; each is answered by the registered action that declares
+# it (`Action.intent`), so no action is named here.
 CHAT = "chat"
-NOTE = "quick_note_create"
-QUERY = "task_query"
+NOTE = "capture"
+QUERY = "query"
 
 _META_RE = re.compile(
     r"###\s*Task|<chat_history>|<conversation>|<chatHistory>|<translate_input>|Follow Up Input|"

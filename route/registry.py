@@ -32,7 +32,8 @@ class Action:
     - ``explain``: what ``suikou explain`` prints for it, merged into ``{"action": name}``
       (brief §9), computed without writing anything.
     - ``offline``: its offline routing signal. Registered signals are read before the router's
-      generic rules (chat, capture, query); the surest one wins.
+      generic rules; the surest one wins.
+    - ``intent``: which reading of the generic offline rules (capture, query, chat) it answers.
     """
 
     name: str
@@ -43,6 +44,7 @@ class Action:
     clarify: Mapping[Locale, str] = field(default_factory=dict)
     explain: Explainer | None = None
     offline: OfflineRule | None = None
+    intent: Literal["capture", "query", "chat"] | None = None  # the generic offline reading it answers
 
 
 def text_answer(handler: Callable[[Turn], Awaitable[str]]) -> Handler:
@@ -77,6 +79,10 @@ class ActionRegistry:
 
     def names(self) -> list[str]:
         return list(self._actions)
+
+    def for_intent(self, intent: str) -> str | None:
+        """The registered action answering the router's generic offline reading ``intent``."""
+        return next((a.name for a in self if a.intent == intent), None)
 
     def writes(self, name: str) -> bool:
         return name in self._actions and self._actions[name].writes

@@ -57,9 +57,10 @@ class Router:
         if claimed is not None:  # an action's own rule recognised the message
             name, signal = claimed
             return Decision(name, signal.confidence, signal.reason[:200])
-        action, confidence, reason = offline_route(turn.text, turn.history)
-        if action not in self.registry:
-            action, reason = self.registry.fallback, f"{reason}（未注册的动作 {action}）"
+        intent, confidence, reason = offline_route(turn.text, turn.history)
+        action = self.registry.for_intent(intent)
+        if action is None:
+            action, reason = self.registry.fallback, f"{reason}（没有动作处理「{intent}」）"
         return Decision(action, confidence, reason[:200])
 
     async def decide(self, turn: Turn) -> Decision:

@@ -47,6 +47,7 @@ from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCall
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from sqlmodel import select
 
+from app.actions import build_registry
 from app.turns import make_job
 from app.wire import ChatRequest
 from core.countlock import extract_count
@@ -71,6 +72,9 @@ DEFAULT_LIMIT, MAX_LIMIT = 5, 20
 # --- the user's words -----------------------------------------------------------------------------
 
 
+REGISTRY = build_registry()
+
+
 @dataclass(frozen=True)
 class Said:
     """The user's latest message, and the conversation before it (role, text)."""
@@ -79,7 +83,9 @@ class Said:
     history: tuple[tuple[str, str], ...] = ()
 
     def offline_action(self) -> str:
-        return offline_route(self.text, [HistoryTurn(role, text) for role, text in self.history])[0]
+        """The action the generic offline rules pick (their intent, as the app's registry answers it)."""
+        intent = offline_route(self.text, [HistoryTurn(role, text) for role, text in self.history])[0]
+        return REGISTRY.for_intent(intent) or REGISTRY.fallback
 
 
 SENTENCES: tuple[str, ...] = (
@@ -664,7 +670,7 @@ async def check_writes(turn: Turn, reference: Reference) -> None:
     if not turn.created:
         return
     assert turn.said.offline_action() == "quick_note_create", (turn.said, turn.answer.action)
-    assert offline_route(turn.said.text, [])[0] == "quick_note_create", turn.said
+    assert offline_route(turn.said.text, [])[0] == "capture", turn.said  # the rules read a note
     assert turn.answer.action == "quick_note_create", turn.answer.stages
     [task] = turn.created
     assert task.deadline_at == await reference.deadline(turn.said), (turn.said, task)

@@ -406,9 +406,9 @@ LAST_PAGE = [
 
 @pytest.mark.parametrize("text", CONTINUE + SWITCH)
 def test_router_reads_followups_after_a_task_query(text: str) -> None:
-    assert offline_route(text, QUERY_HISTORY)[0] == "task_query"
-    assert offline_route(text, [HistoryTurn("user", "what's due tomorrow?")])[0] == "task_query"
-    assert offline_route(text, LAST_PAGE)[0] == "task_query"
+    assert offline_route(text, QUERY_HISTORY)[0] == "query"
+    assert offline_route(text, [HistoryTurn("user", "what's due tomorrow?")])[0] == "query"
+    assert offline_route(text, LAST_PAGE)[0] == "query"
 
 
 @pytest.mark.parametrize("text", CONTINUE + SWITCH)
@@ -419,4 +419,4 @@ def test_router_keeps_followups_chat_without_a_task_query(text: str) -> None:
 
 @pytest.mark.parametrize("text", ["three tasks", "give me one task"])
 def test_router_reads_word_counts_as_task_questions(text: str) -> None:
-    assert offline_route(text, [])[0] == "task_query"
+    assert offline_route(text, [])[0] == "query"
