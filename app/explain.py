@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
 from core.llm import ModelHub
-from core.trace import Trace
-from core.turn import ChatText, Turn, TurnConfig
+from core.turn import ChatText, TurnConfig, new_turn
 from route.pipeline import Pipeline
 
 
@@ -21,16 +19,15 @@ def _no_database() -> Session:
 async def explain(
     pipeline: Pipeline, hub: ModelHub, sentence: str, *, now: datetime, tz: str, config: TurnConfig
 ) -> dict[str, Any]:
-    turn = Turn(
+    turn = new_turn(
+        [ChatText("user", sentence)],
         user_id=0,
-        messages=[ChatText("user", sentence)],
-        now=now.astimezone(ZoneInfo(tz)),
+        now=now,
         tz=tz,
-        turn_key="explain",
         hub=hub,
-        trace=Trace(budget=config.budget()),
         sessions=_no_database,
         config=config,
+        turn_key="explain",
     )
     decision = await pipeline.router.decide(turn)
     out: dict[str, Any] = {"action": decision.action}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from zoneinfo import ZoneInfo
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -15,8 +14,7 @@ from app.keycache import KeyCache
 from app.settings import Settings
 from core.db import make_engine, migrate
 from core.llm import ModelHub
-from core.trace import Trace
-from core.turn import ChatText, Turn, TurnConfig, turn_key_for
+from core.turn import ChatText, Turn, TurnConfig, new_turn
 from route.pipeline import Pipeline
 
 Clock = Callable[[], datetime]
@@ -46,17 +44,15 @@ class AppState:
 
     def new_turn(self, messages: Sequence[ChatText], *, user_id: int, tz: str, client_message_id: str | None) -> Turn:
         """One turn, now, with a fresh trace and budget (HTTP-free: `suikou ask` runs turns without the web app)."""
-        config = self.turn_config()
-        return Turn(
+        return new_turn(
+            messages,
             user_id=user_id,
-            messages=messages,
-            now=self.clock().astimezone(ZoneInfo(tz)),
+            now=self.clock(),
             tz=tz,
-            turn_key=turn_key_for(user_id, messages, client_message_id),
             hub=self.hub,
-            trace=Trace(budget=config.budget()),
             sessions=self.session,
-            config=config,
+            config=self.turn_config(),
+            client_message_id=client_message_id,
         )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from sqlmodel import Session
 
@@ -172,3 +173,30 @@ def turn_key_for(user_id: int, messages: Sequence[ChatText], client_message_id: 
     last_user = max((i for i, (role, _) in enumerate(convo) if role == "user"), default=-1)
     payload = json.dumps([user_id, convo[: last_user + 1]], ensure_ascii=False)
     return "h:" + hashlib.sha256(payload.encode()).hexdigest()[:40]
+
+
+def new_turn(
+    messages: Sequence[ChatText],
+    *,
+    user_id: int,
+    now: datetime,
+    tz: str,
+    hub: ModelHub,
+    sessions: Callable[[], Session],
+    config: TurnConfig,
+    client_message_id: str | None = None,
+    turn_key: str | None = None,
+) -> Turn:
+    """The one way a turn is made (HTTP, CLI, explain, tests): ``now`` in the user's zone, a fresh
+    trace with the config's budget, and the idempotency key of these messages unless one is given."""
+    return Turn(
+        user_id=user_id,
+        messages=messages,
+        now=now.astimezone(ZoneInfo(tz)),
+        tz=tz,
+        turn_key=turn_key or turn_key_for(user_id, messages, client_message_id),
+        hub=hub,
+        trace=Trace(budget=config.budget()),
+        sessions=sessions,
+        config=config,
+    )
