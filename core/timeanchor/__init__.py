@@ -23,21 +23,27 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
 * English: a date and a clock joined by "at"/"on" are one phrase with the clock time ("tomorrow at
   8pm", "at 8pm tomorrow", "next Monday at 10am", "on Dec 5 at 3pm"); a leading "at"/"on" is part of
   the phrase and changes nothing ("on Dec 5" = "Dec 5"), unlike "by" (→ [now, X]).
+* the Chinese calendar (chinacal.py, docs/fdr/0014): statutory workdays with 调休 ("下个工作日",
+  "3个工作日内", "节后第一天", "节前"), lunar dates ("正月初八", "农历八月十五"), festivals (元宵 端午
+  七夕 中秋 重阳 腊八 小年 …), the 24 solar terms, statutory breaks ("国庆假期", "五一小长假"); the
+  next occurrence unless a year is said. TimeWindow.note names the rule used.
 * no commitment — 改天, 回头, 过阵子, 过段时间, 有空的时候, 以后 → None: no window, no deadline; a quick
   note keeps the words in its title.
 """
 
-from . import english, numerals
+from . import chinacal, english, numerals
 from .resolve import resolve_time
 from .window import TimeWindow, deadline_of
 
 
 def warm_up() -> None:
     """Load what some phrases need on first use (dateparser for English month names, cn2an for
-    unusual Chinese numerals), so that no request pays for it: a server runs this at start, in a
-    background thread. Safe to run while requests are served."""
+    unusual Chinese numerals, chinese-calendar and lunar-python for 工作日/农历/节气/假期 words), so
+    that no request pays for it: a server runs this at start, in a background thread. Safe to run
+    while requests are served."""
     numerals.warm()
     english.warm()
+    chinacal.warm()
 
 
 __all__ = ["TimeWindow", "deadline_of", "resolve_time", "warm_up"]

@@ -14,7 +14,10 @@ _YEAR_OFF = {"大前": -3, "前": -2, "去": -1, "上": -1, "上一": -1, "今":
 _DAY_WORDS = {"大大前天": -3, "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨儿": -1, "昨儿个": -1,
               "今天": 0, "今日": 0, "本日": 0, "当天": 0, "当日": 0, "今儿": 0, "今儿个": 0, "全天": 0,
               "明天": 1, "明日": 1, "明儿": 1, "明儿个": 1, "次日": 1, "翌日": 1, "第二天": 1, "隔天": 1,
-              "后天": 2, "大后天": 3, "大大后天": 4}  # fmt: skip
+              "后天": 2, "大后天": 3, "大大后天": 4,
+              # northern colloquial: 后儿(个) = 后天, 前儿(个) = 前天, 大后儿 = 大后天
+              "后儿": 2, "后儿个": 2, "前儿": -2, "前儿个": -2, "大后儿": 3, "大后儿个": 3, "大前儿": -3,
+              "大前儿个": -3}  # fmt: skip
 _DAY_POD = {"晚": "晚上", "早": "早上", "晨": "早上", "夜": "晚上"}
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
@@ -25,6 +28,12 @@ _EDGES = {"初": ("begin", 0), "底": ("end", 0), "末": ("end", 0), "终": ("en
 _LUNAR = {"春节": ("春节", None), "过年": ("春节", None), "大年初一": ("春节", None), "除夕": ("除夕", None),
           "大年三十": ("除夕", None), "年前": ("除夕", "before"), "年后": ("春节", "after"),
           "过完年": ("春节", "after"), "过了年": ("春节", "after")}  # fmt: skip
+_LUNAR_MONTHS = {"正": 1, "冬": 11, "腊": 12}
+_FESTIVALS = {"元宵": "元宵节", "端午": "端午节", "七夕": "七夕", "中元": "中元节", "中秋": "中秋节",
+              "重阳": "重阳节", "腊八": "腊八节", "小年": "小年", "龙抬头": "龙抬头"}  # fmt: skip
+_PERIODS = {"国庆": "国庆", "十一": "国庆", "五一": "五一", "劳动": "五一", "春": "春节", "过年": "春节", "端午": "端午",
+            "中秋": "中秋", "清明": "清明", "元旦": "元旦"}  # fmt: skip
+_WD_STEP = {"下": 1, "次": 1, "上": -1, "前": -1}
 _Q_EDGES = {"初": "q_begin", "末": "q_end", "底": "q_end"}
 
 
@@ -240,6 +249,8 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             return False
         p.holiday = g("hd")
         return True
+    if k in _CALENDAR_KINDS:
+        return _absorb_calendar(p, tok)
     if k == "lunar_ny":
         if p.has_month or p.has_day or p.has_week or p.holiday is not None:
             return False
@@ -356,6 +367,51 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             p.year = year
         return True
     return False
+
+
+_CALENDAR_KINDS = frozenset({"festival", "term", "period", "lunar_md", "wd_next", "post_hol"})
+
+
+def _lunar_day(raw: str) -> int | None:
+    if raw.startswith("初"):
+        return to_int(raw[1:])
+    if raw.startswith("廿"):
+        n = to_int(raw[1:])
+        return None if n is None else 20 + n
+    return 30 if raw == "卅" else to_int(raw)
+
+
+def _absorb_calendar(p: Point, tok: Token) -> bool:
+    """Chinese-calendar tokens: a festival, solar term, statutory break, lunar date or workday step."""
+    k, g = tok.kind, tok.g
+    if k in ("wd_next", "post_hol"):
+        if p.has_date:
+            return False
+        if k == "wd_next":
+            word = g("wn_w") or "下"
+            p.wd_step = _WD_STEP[word[:1]] * (2 if word[1:2] == word[:1] else 1)  # 下下个 → 2
+        elif g("ph_pre"):
+            p.pre_holiday, p.lunar_dir = True, "before"  # 节前: up to the eve of the next break
+        else:
+            p.post_holiday = True
+        return True
+    if p.has_month or p.has_day or p.has_week or p.holiday is not None or p.calendar:
+        return False
+    if k == "lunar_md":
+        raw_m = g("lm_m") or g("lm_m2") or ""
+        month = _LUNAR_MONTHS.get(raw_m) or to_int(raw_m)
+        day = _lunar_day(g("lm_d") or "")
+        if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 30):
+            return False
+        p.lunar_md = (month, day)
+    elif k == "festival":
+        p.holiday = _FESTIVALS[(g("fe") or "").removesuffix("节")]
+    elif k == "term":
+        p.holiday = (g("st") or "").removesuffix("节")
+    else:
+        word = (g("pe") or "").removesuffix("节")
+        p.holiday, p.period = _PERIODS[word], True
+    return True
 
 
 def tok_text(tok: Token, text: str) -> str:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 
 from .absorb import absorb
-from .caltools import day_end
+from .caltools import day_end, day_start
 from .context import Ctx, Span
 from .english import word_number
+from .numerals import to_int
 from .patterns import Token, glued
 from .point import Point, resolve_date, resolve_point
 from .relative import (
@@ -29,12 +31,15 @@ POINT_KINDS = frozenset(
     {"year", "yrel", "mrel", "mabs", "md", "ym", "ymd", "mdn", "dabs", "dayw", "daypod", "nth_day",
      "en_day", "reloff", "week", "en_week", "wday", "en_wd", "en_weekend", "quarter", "holiday", "edge",
      "en_edge", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
-     "nth_week"}
+     "nth_week", "festival", "term", "period", "lunar_md", "wd_next", "post_hol"}
 )  # fmt: skip
+_CALENDAR_KINDS = frozenset({"festival", "term", "period", "lunar_md", "wd_next", "post_hol", "holiday", "lunar_ny",
+                             "workday"})  # fmt: skip
 _PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after", "en_at"})
 _UNTIL_SEPS = frozenset({"到", "直到", "一直到"})
 _DATE_FIELDS = ("year", "year_off", "month", "month_off", "day", "day_off", "day_span", "week_off", "weekday",
-                "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span", "workdays")  # fmt: skip
+                "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span", "workdays", "lunar_md", "period",
+                "wd_step", "post_holiday", "pre_holiday")  # fmt: skip
 _EN_UNITS = {
     "day": "day",
     "week": "week",
@@ -48,10 +53,10 @@ _EN_UNITS = {
 class Expr:
     """A recognised expression: its window and where it sits in the text."""
 
-    __slots__ = ("end", "overdue", "span", "start")
+    __slots__ = ("end", "note", "overdue", "span", "start")
 
-    def __init__(self, span: Span, start: int, end: int, overdue: bool = False) -> None:
-        self.span, self.start, self.end, self.overdue = span, start, end, overdue
+    def __init__(self, span: Span, start: int, end: int, overdue: bool = False, note: str | None = None) -> None:
+        self.span, self.start, self.end, self.overdue, self.note = span, start, end, overdue, note
 
 
 def _parse_point(toks: list[Token], j: int, text: str, ctx: Ctx) -> tuple[Point, int] | None:
@@ -190,6 +195,8 @@ def _before(s: Span, ctx: Ctx) -> Span:
     end = s.end
     if end is None:
         return s
+    if s.granularity == "period" and s.start is not None:
+        end = s.start - timedelta(seconds=1)  # 国庆假期前: before the break starts
     if s.clock_at is not None and s.granularity in ("hour", "minute", "part_of_day", "moment"):
         end = s.clock_at  # "五点前" ends at 17:00, not 17:59; "中午之前" at 12:00
     if ctx.future and end >= ctx.now:
@@ -206,6 +213,8 @@ def _within(s: Span, ctx: Ctx) -> Span:
 def _after(s: Span, word: str, ctx: Ctx) -> Span:
     if s.start is None:
         return s
+    if s.granularity == "period" and s.end is not None and word not in ("起", "开始", "从", "以来"):
+        return Span(s.end + timedelta(seconds=1), None, "open")  # 国庆假期后: once the break is over
     if word == "以来" or (word in ("起", "开始", "从") and s.end is not None and s.end < ctx.now):
         return Span(s.start, ctx.now, "span", s.has_clock, s.clock_at)
     if s.granularity == "moment":  # 下班后: from then to the end of that day, due by its end
@@ -281,6 +290,10 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         return None  # "简单一点的": 一点 is "a little", not one o'clock
     if suffix is None and mode is None and a.lunar_dir is not None:
         mode = a.lunar_dir  # 年前 / 过完年: before / after the Spring Festival
+    if suffix is not None and span.start is not None and span.end is not None:
+        picked = _picked_day(a, span, suffix, toks, (i, j), text, ctx)
+        if picked is not None:
+            return picked
     if suffix is not None and suffix.kind in ("before", "win", "after", "rest"):
         last = suffix.end
         if suffix.kind == "before":
@@ -298,4 +311,92 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         span = _before(span, ctx)
     elif mode in ("from", "after"):
         span = _after(span, "从" if mode == "from" else "after", ctx)
-    return Expr(span, toks[i].start, last)
+    return Expr(span, toks[i].start, last, note=_note(a, toks, j, text, ctx))
+
+
+_DAYS_AFTER = re.compile(r"\s*(?P<n>\d{1,2}|[一两二三四五六七八九十])天(?!内|以内|之内)")
+
+
+def _picked_day(
+    a: Point, span: Span, suffix: Token, toks: list[Token], at: tuple[int, int], text: str, ctx: Ctx
+) -> Expr | None:
+    """One day picked relative to the point by what follows it (see _calendar_suffix), with its note."""
+    picked = _calendar_suffix(a, span, suffix, text)
+    if picked is None:
+        return None
+    day, end, workday = picked
+    i, j = at
+    note: str | None
+    if workday:
+        from .calnote import workday_note
+
+        note = workday_note(text[toks[j].start : end], day, ctx.today)
+    else:
+        note = _note(a, toks, j, text, ctx)
+    return Expr(Span(day_start(day, ctx.tz), day_end(day, ctx.tz), "day"), toks[i].start, end, note=note)
+
+
+def _calendar_suffix(a: Point, span: Span, suffix: Token, text: str) -> tuple[date, int, bool] | None:
+    """What follows a date and picks one day relative to it: (day, end of the phrase, is a workday pick).
+
+    国庆节后第一个工作日 / 春节假期后第一天 → the first workday after the break X is in;
+    本周最后一个工作日 / 下周第一个工作日 → the first/last workday inside X;
+    中秋节前一天 / 春节前两天 / 国庆假期后一天 → that many days before X starts / after X ends
+    (only after a festival or lunar date: "下周前两天" keeps its own reading).
+    """
+    assert span.start is not None and span.end is not None
+    first, last = span.start.date(), span.end.date()
+    edge = _edge_workday_word(suffix)
+    if suffix.kind == "post_first" or edge is not None:
+        from . import chinacal
+
+        if edge is None:
+            day: date | None = chinacal.step_workdays(chinacal.break_end(a.holiday, last), 1)
+        else:
+            day = chinacal.edge_workday(first, last, edge)
+        return None if day is None else (day, suffix.end, True)
+    if a.holiday is None and a.lunar_md is None:
+        return None
+    n, end = _day_count(suffix, text)
+    if n is None:
+        return None
+    return (first - timedelta(days=n) if suffix.kind == "spast" else last + timedelta(days=n)), end, False
+
+
+def _edge_workday_word(suffix: Token) -> bool | None:
+    """第一个工作日 → False, 最后一个工作日 → True (latest); None if the token is neither."""
+    if suffix.kind == "edge_wd":
+        return bool(suffix.g("ew_last"))
+    if (
+        suffix.kind == "spast"
+        and suffix.g("sp_kw") in ("最后", "末", "头")
+        and quantity(suffix, "sp") == (1.0, "workday")
+    ):
+        return suffix.g("sp_kw") != "头"
+    return None
+
+
+def _day_count(suffix: Token, text: str) -> tuple[int | None, int]:
+    """N of "前N天" (a spast token) or "后N天" (an after token followed by N天)."""
+    if suffix.kind == "spast" and suffix.g("sp_kw") == "前":
+        q = quantity(suffix, "sp")
+        ok = q is not None and q[1] == "day" and q[0] == int(q[0])
+        return (int(q[0]) if ok and q else None), suffix.end
+    if suffix.kind == "after" and suffix.g("af") in ("后", "之后", "以后"):
+        m = _DAYS_AFTER.match(text, suffix.end)
+        if m is not None:
+            return to_int(m.group("n")), m.end()
+    return None, suffix.end
+
+
+def _note(a: Point, toks: list[Token], j: int, text: str, ctx: Ctx) -> str | None:
+    """The calendar rule behind a Chinese-calendar point, for the answer to show (calnote.py)."""
+    if not (a.calendar or a.holiday is not None or (a.workdays and a.weekday is None)):
+        return None
+    from .calnote import note_for
+
+    dated = resolve_date(a, ctx)
+    if dated is None:
+        return None
+    k = next((m for m in range(j, len(toks)) if toks[m].kind in _CALENDAR_KINDS), j)
+    return note_for(a, text[toks[k].start : toks[k].end], dated[0], dated[1], ctx.today)

@@ -63,13 +63,6 @@ POD_ANCHOR: dict[str, int] = {"中午": 12, "正午": 12, "午间": 12, "午饭"
 # A moment replaces a part of day said with it ("今晚睡前" → 23:00, "明早上班前" → 09:00).
 MOMENTS: dict[str, int] = {"上班": 9, "下班": 18, "睡觉": 23, "睡": 23}
 
-# 春节 (Spring Festival, lunar new year's day) by Gregorian year.
-SPRING_FESTIVAL: dict[int, tuple[int, int]] = {
-    2016: (2, 8), 2017: (1, 28), 2018: (2, 16), 2019: (2, 5), 2020: (1, 25), 2021: (2, 12), 2022: (2, 1),
-    2023: (1, 22), 2024: (2, 10), 2025: (1, 29), 2026: (2, 17), 2027: (2, 6), 2028: (1, 26), 2029: (2, 13),
-    2030: (2, 3), 2031: (1, 23), 2032: (2, 11), 2033: (1, 31), 2034: (2, 19), 2035: (2, 8),
-}  # fmt: skip
-
 HOLIDAYS: dict[str, tuple[int, int]] = {
     "元旦": (1, 1),
     "情人节": (2, 14),
@@ -129,6 +122,11 @@ class Point:
     year_span: int = 0  # 今明两年
     workdays: bool = False  # 工作日: Monday..Friday of the week
     lunar_dir: str | None = None  # 年前 → "before" the Spring Festival, 年后/过完年 → "after" it
+    lunar_md: tuple[int, int] | None = None  # 正月初八 → (1, 8): a lunar month and day
+    period: bool = False  # holiday names a statutory break (国庆假期), not the festival day
+    wd_step: int | None = None  # 下个工作日 → 1, 上个工作日 → -1
+    post_holiday: bool = False  # 节后(第一天): the first workday after the current/next break
+    pre_holiday: bool = False  # 节前: the eve of the next break
 
     # -- slot queries -------------------------------------------------------------------
     @property
@@ -159,7 +157,13 @@ class Point:
             or self.quarter_off is not None
             or self.holiday is not None
             or self.workdays
+            or self.calendar
         )
+
+    @property
+    def calendar(self) -> bool:
+        """Needs the Chinese calendar (lunar dates, statutory workdays)."""
+        return self.lunar_md is not None or self.wd_step is not None or self.post_holiday or self.pre_holiday
 
     @property
     def has_clock(self) -> bool:
@@ -179,20 +183,59 @@ def _nth_weekday(year: int, month: int, weekday: int, nth: int) -> date:
     return first + timedelta(days=offset + 7 * (nth - 1))
 
 
-def _holiday_date(name: str, year: int) -> date | None:
-    if name in ("春节", "除夕"):
-        md = SPRING_FESTIVAL.get(year)
-        if md is None:
-            return None
-        day = date(year, *md)
-        return day - timedelta(days=1) if name == "除夕" else day
+def _holiday_dates(name: str, year: int) -> tuple[date, ...]:
+    """The days a named festival falls on in a Gregorian year (lunar ones may fall twice or not)."""
     if name in HOLIDAYS:
         m, d = HOLIDAYS[name]
-        return valid_date(year, m, d)
+        day = valid_date(year, m, d)
+        return () if day is None else (day,)
     if name in NTH_WEEKDAY_HOLIDAYS:
         m, wd, nth = NTH_WEEKDAY_HOLIDAYS[name]
-        return _nth_weekday(year, m, wd, nth)
-    return None
+        return (_nth_weekday(year, m, wd, nth),)
+    from . import chinacal  # lunar festivals and solar terms: the lunar library loads on first use
+
+    return chinacal.festival_dates(name, year)
+
+
+def _occurrences(p: Point, year: int) -> tuple[date, ...]:
+    if p.lunar_md is not None:
+        from . import chinacal
+
+        return chinacal.lunar_dates(year, *p.lunar_md)
+    return _holiday_dates(p.holiday or "", year)
+
+
+def _pick_occurrence(p: Point, year: int | None, ctx: Ctx, today: date) -> date | None:
+    """The said year's first occurrence, else the next one from today (the last one, for the past)."""
+    if year is not None:
+        days = _occurrences(p, year)
+        return days[0] if days else None
+    found = sorted(d for y in (today.year - 1, today.year, today.year + 1) for d in _occurrences(p, y))
+    if ctx.future:
+        return next((d for d in found if d >= today), None)
+    return next((d for d in reversed(found) if d <= today), None)
+
+
+def _pick_period(key: str, year: int | None, ctx: Ctx, today: date) -> tuple[date, date] | None:
+    """A statutory break: the said year's, else the current or next one (the last one, for the past)."""
+    from . import chinacal
+
+    years = (year,) if year is not None else (today.year - 1, today.year, today.year + 1)
+    spans = [s for y in years if (s := chinacal.holiday_period(key, y)) is not None]
+    if year is None:
+        spans = [s for s in spans if (s[1] >= today if ctx.future else s[0] <= today)]
+        spans = spans[:1] if ctx.future else spans[-1:]
+    return (spans[0][0], spans[0][1]) if spans else None
+
+
+def _workday_date(p: Point, today: date) -> date | None:
+    from . import chinacal
+
+    if p.post_holiday:
+        return chinacal.after_holiday(today)
+    if p.pre_holiday:
+        return chinacal.before_holiday(today)
+    return chinacal.step_workdays(today, p.wd_step or 1)
 
 
 def _month_edge(year: int, month: int, edge: tuple[str, int] | None) -> tuple[date, date]:
@@ -269,6 +312,9 @@ def _pick_year_for(month: int, day: int | None, ctx: Ctx) -> int:
 def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, date, str, bool] | None:
     """(first day, last day, granularity, implicit) of the date part of a point."""
     today = base or ctx.today
+    if p.wd_step is not None or p.post_holiday or p.pre_holiday:
+        wd = _workday_date(p, today)
+        return None if wd is None else (wd, wd, "day", False)
     if p.day_off is not None:
         d = today + timedelta(days=p.day_off)
         return d, d + timedelta(days=p.day_span), "day" if not p.day_span else "span", False
@@ -277,7 +323,10 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
         if p.workdays and p.weekday is None and not p.weekend:
             if p.week_off is None and ctx.future and today.weekday() >= 5:
                 mon += timedelta(weeks=1)  # a bare 工作日 said at the weekend: the coming week's
-            return mon, mon + timedelta(days=4), "span", False
+            from . import chinacal  # 调休 and statutory holidays move the week's workdays
+
+            first, last = chinacal.week_workdays(mon)
+            return first, last, "span", False
         if p.weekday is not None:
             d = mon + timedelta(days=p.weekday)
             if p.week_off is None:
@@ -303,17 +352,12 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
             year = y0
     edge = p.edge
 
-    if p.holiday is not None:
-        y = year if year is not None else today.year
-        hd = _holiday_date(p.holiday, y)
-        if hd is not None and year is None:
-            if ctx.future and hd < today:
-                hd = _holiday_date(p.holiday, y + 1)
-            elif not ctx.future and hd > today:
-                hd = _holiday_date(p.holiday, y - 1)
-        if hd is None:
-            return None
-        return hd, hd, "day", False
+    if p.holiday is not None and p.period:
+        span = _pick_period(p.holiday, year, ctx, today)
+        return None if span is None else (span[0], span[1], "period", False)
+    if p.holiday is not None or p.lunar_md is not None:
+        hd = _pick_occurrence(p, year, ctx, today)
+        return None if hd is None else (hd, hd, "day", False)
 
     if p.day is not None:
         if month is None:

@@ -13,7 +13,7 @@ UNITS = {
     "天": "day",
     "日": "day",
     "工作日": "workday",
-    "交易日": "workday",
+    "交易日": "tradeday",
     "周": "week",
     "星期": "week",
     "礼拜": "week",
@@ -59,14 +59,11 @@ def quantity(tok: Token, p: str) -> tuple[float, str] | None:
     return n, unit
 
 
-def _add_workdays(d: date, n: int) -> date:
-    step = 1 if n >= 0 else -1
-    left = abs(n)
-    while left:
-        d += timedelta(days=step)
-        if d.weekday() < 5:
-            left -= 1
-    return d
+def _add_workdays(d: date, n: int, trading: bool = False) -> date:
+    """Statutory workdays (调休 Saturdays count) or trading days (they don't), see chinacal."""
+    from . import chinacal  # a 工作日/交易日 phrase matched: the holiday library loads now
+
+    return chinacal.step_workdays(d, n, trading)
 
 
 def shift_date(d: date, n: float, unit: str) -> date:
@@ -75,8 +72,8 @@ def shift_date(d: date, n: float, unit: str) -> date:
     frac = n - whole
     if unit == "day":
         return d + timedelta(days=round(n))
-    if unit == "workday":
-        return _add_workdays(d, round(n))
+    if unit in ("workday", "tradeday"):
+        return _add_workdays(d, round(n), unit == "tradeday")
     if unit == "week":
         return d + timedelta(days=round(7 * n))
     if unit == "month":
@@ -91,7 +88,7 @@ def shift_date(d: date, n: float, unit: str) -> date:
 def shift_exact(now: datetime, n: float, unit: str) -> datetime:
     if unit in _EXACT:
         return now + timedelta(seconds=n * _EXACT[unit])
-    if unit in ("day", "week", "workday") and unit != "workday":
+    if unit in ("day", "week"):
         return now + timedelta(days=n * (7 if unit == "week" else 1))
     d = shift_date(now.date(), n, unit)
     return datetime.combine(d, now.timetz())
@@ -194,7 +191,7 @@ def offset_span(n: float, unit: str, direction: str, ctx: Ctx) -> Span | None:
     target = shift_date(ctx.today, sign * n, unit)
     if unit == "year" and n != int(n):
         unit = "month"
-    if unit == "workday":
+    if unit in ("workday", "tradeday"):
         unit = "day"
     window = _unit_window(target, unit, ctx)
     if direction in ("后", "前"):

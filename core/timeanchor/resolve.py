@@ -69,5 +69,6 @@ def _resolve(text: str, ctx: Ctx) -> TimeWindow | None:
             has_clock_time=s.has_clock,
             overdue=expr.overdue,
             clock_at=s.clock_at,
+            note=expr.note,
         )
     return None

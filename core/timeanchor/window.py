@@ -21,6 +21,9 @@ class TimeWindow:
     overdue: bool = False
     # The named clock time itself (e.g. 15:00 for "下午3点前"), kept for deadline_of; not compared.
     clock_at: datetime | None = field(default=None, compare=False, repr=False)
+    # The calendar rule behind the window, in one short Chinese line for the answer to show
+    # ("重阳节 → 2027年10月8日（农历九月初九）"); None for ordinary phrases. Not compared.
+    note: str | None = field(default=None, compare=False)
 
 
 def deadline_of(window: TimeWindow) -> datetime | None:
