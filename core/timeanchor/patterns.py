@@ -33,7 +33,8 @@ _LDAY = r"初[一二三四五六七八九十]|十[一二三四五六七八九]|�
 _ON_THAT_DAY = r"(?:那一?天|那日)?"
 _LUNAR_MD = (
     r"(?:(?P<lm_p>农历|阴历|旧历)\s*(?P<lm_m>正|冬|腊|十[一二]?|[一二三四五六七八九]|1[0-2]|0?[1-9])|(?P<lm_m2>正|冬|腊))"
-    rf"\s*月\s*(?P<lm_d>{_LDAY}|(?:30|[12]\d|0?[1-9])(?!\d))(?:日|号)?" + _ON_THAT_DAY
+    # A day never runs on into another numeral ("腊月三十一" is no lunar date, not 腊月三十).
+    rf"\s*月\s*(?P<lm_d>(?:{_LDAY})(?![一二三四五六七八九十])|(?:30|[12]\d|0?[1-9])(?!\d))(?:日|号)?" + _ON_THAT_DAY
 )
 # Festivals that are not a statutory word ("吃元宵", "腊八粥", "小年轻" are not days).
 _FESTIVAL = (

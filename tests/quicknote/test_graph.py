@@ -40,6 +40,8 @@ def state_for(draft: NoteDraft, sentence: str = "帮我记一下交报告") -> N
         ("下个月", "2026-12-31 23:59:59"),
         ("明天下午3点前", "2026-12-01 15:00:00"),  # a named clock time wins over the window's end
         ("周五下午五点之前", "2026-12-04 17:00:00"),
+        ("农历腊月二十三", "2027-01-30 23:59:59"),  # the lunar calendar (FDR 0014): 小年 of lunar 2026
+        ("下个工作日", "2026-12-01 23:59:59"),
     ],
 )
 def test_anchor_deadline_resolves_the_phrase_in_code(time_text: str, deadline: str) -> None:
@@ -58,7 +60,7 @@ def test_anchor_deadline_without_a_time_phrase_keeps_no_deadline() -> None:
     assert state.window is None
 
 
-@pytest.mark.parametrize("time_text", ["下个闰月", "2月30日", "农历腊月二十三"])
+@pytest.mark.parametrize("time_text", ["下个闰月", "2月30日", "农历腊月三十一"])
 def test_anchor_deadline_unresolvable_phrase_is_not_understood(time_text: str) -> None:
     state = state_for(NoteDraft(title="交报告", time_text=time_text), f"帮我记一下{time_text}交报告")
     assert steps.anchor_deadline(state) is False
