@@ -223,3 +223,192 @@ def looks_like_english_followup(sentence: str) -> bool:
     if not text or len(text) > EN_FOLLOWUP_MAX_CHARS:
         return False
     return bool(_EN_FOLLOWUP_RE.search(text) or MORE_RE.search(text))
+
+
+# ---------------------------------------------------------------------------------------------
+# A marker before a colon at the start of a note ("待办：", "随手记：", "备忘录:", "todo：", "记："): the
+# router reads it as a capture, the note rules cut it from the title.
+
+COLON_MARKERS: tuple[str, ...] = (
+    "待办事项",
+    "待办",
+    "代办",
+    "任务",
+    "todo",
+    "to-do",
+    "备忘录",
+    "备忘",
+    "提醒事项",
+    "提醒",
+    "随手记",
+    "随口记",
+    "小记",
+    "速记",
+    "记一笔",
+    "记",
+    "笔记",
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Calendar phrases (festivals, solar terms, lunar dates, holiday periods, workdays). The time
+# resolver is being taught these; until it reads them all, the router still needs to know "a time
+# was said", so a question shaped "<calendar phrase> + 那天/前/假期 + 有什么/的安排/要V的" is a query.
+
+FESTIVALS: tuple[str, ...] = (
+    "春节",
+    "除夕",
+    "大年三十",
+    "大年初一",
+    "元宵节",
+    "清明节",
+    "端午节",
+    "七夕节",
+    "中元节",
+    "中秋节",
+    "重阳节",
+    "腊八节",
+    "小年",
+    "元旦",
+    "劳动节",
+    "国庆节",
+    "情人节",
+    "妇女节",
+    "母亲节",
+    "父亲节",
+    "儿童节",
+    "教师节",
+    "圣诞节",
+    "平安夜",
+    "万圣节",
+    "感恩节",
+    "植树节",
+    "青年节",
+    "建军节",
+    "双十一",
+    "双十二",
+)
+# Festival names that are also food or greetings ("吃元宵", "腊八粥", "圣诞礼物", "国庆快乐"): a time
+# only with 节 or a calendar anchor after them ("元宵节", "腊八那天", "国庆假期", "中秋前").
+FESTIVAL_STEMS: tuple[str, ...] = ("元宵", "腊八", "圣诞", "中秋", "端午", "重阳", "清明", "国庆", "七夕", "五一")
+# Solar terms; several are also weather words ("大雪", "雨水"), so they need a calendar anchor after.
+SOLAR_TERMS: tuple[str, ...] = (
+    "立春",
+    "雨水",
+    "惊蛰",
+    "春分",
+    "谷雨",
+    "立夏",
+    "小满",
+    "芒种",
+    "夏至",
+    "小暑",
+    "大暑",
+    "立秋",
+    "处暑",
+    "白露",
+    "秋分",
+    "寒露",
+    "霜降",
+    "立冬",
+    "小雪",
+    "大雪",
+    "冬至",
+    "小寒",
+    "大寒",
+)
+# What may follow a calendar phrase and belongs to it ("那天", "前", "假期").
+CALENDAR_ANCHORS: tuple[str, ...] = (
+    "那一天",
+    "那天",
+    "当天",
+    "这天",
+    "当日",
+    "假期",
+    "长假",
+    "小长假",
+    "期间",
+    "之前",
+    "以前",
+    "前",
+)
+
+
+def _alternation(words: tuple[str, ...]) -> str:
+    return "|".join(sorted(words, key=len, reverse=True))
+
+
+_CN_DAY = r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]?|[二三]?十[一二三四五六七八九]?)"
+_ANCHOR = rf"(?:节)?(?:{_alternation(CALENDAR_ANCHORS)})"
+CALENDAR_HINT_RE = re.compile(
+    rf"(?:{_alternation(FESTIVALS)}){_ANCHOR}?|"
+    rf"(?:{_alternation(FESTIVAL_STEMS)})(?:节{_ANCHOR}?|{_ANCHOR})|"
+    rf"(?:{_alternation(SOLAR_TERMS)}){_ANCHOR}|"
+    rf"(?:正|腊|冬|[一二三四五六七八九十]|十[一二])月{_CN_DAY}{_ANCHOR}?|"
+    rf"(?:(?:下|上|这|本)(?:一)?(?:个)?)?工作日{_ANCHOR}?|"
+    rf"(?:寒假|暑假|黄金周|小长假|长假)(?:{_alternation(CALENDAR_ANCHORS)})?"
+)
+
+
+# ---------------------------------------------------------------------------------------------
+# Count-only requests ("三个就行", "最多五条就够了", "不要超过三个", "先给我整两个"): what may
+# surround the count phrase ``core.countlock.extract_count`` found, when the count is the point.
+
+COUNT_ONLY_WORDS: tuple[str, ...] = (
+    "就好了",
+    "就好",
+    "就行了",
+    "就行",
+    "就够了",
+    "就够",
+    "够了",
+    "即可",
+    "就可以了",
+    "就可以",
+    "最多只",
+    "最多",
+    "至多",
+    "顶多",
+    "不要超过",
+    "不能超过",
+    "不超过",
+    "别超过",
+    "以内",
+    "之内",
+    "只要",
+    "先给我",
+    "随便",
+    "随机",
+    "就",
+    "给我",
+    "先",
+    "只",
+    "列出来",
+    "列出",
+    "列",
+    "看看",
+    "看",
+    "取",
+    "拿",
+    "挑",
+    "选",
+    "整",
+    "来",
+    "派",
+    "显示",
+    "出来",
+    "条",
+    "个",
+    "件",
+    "任务",
+    "下",  # "一个都别落下": the lock reads "一个都别落"
+    "掉",
+)
+COUNT_ONLY_FILLER_RE = re.compile(_alternation(COUNT_ONLY_WORDS))
+_PARTICLES_RE = re.compile(r"[帮我你给的呗吧吗呢啊呀嘛一下，,。.!！?？~～\s]")
+
+
+def count_leftover(text: str, phrase: str) -> str:
+    """What is left of ``text`` besides the count ``phrase`` and the words around a count."""
+    rest = text.replace(phrase, "", 1)
+    return COUNT_ONLY_FILLER_RE.sub("", _PARTICLES_RE.sub("", rest))

@@ -2,8 +2,10 @@
 
 Title: the sentence minus
   1. the lead-in ("帮我记一下", "记一下", "记个", "提醒我", "添加待办：", "帮我加个任务", "别忘了",
-     "待办：", "todo:"; in English "remind me to", "don't forget to", "add a task: / to", "todo:", "note:",
-     "i need to", "i have to", "please"), and a priority label after it — one or more priority/size words, optionally
+     a creation phrase with a count ("新建一个任务：", "加一条待办", "安排个任务，", "添个任务"), a marker
+     before a colon (``core.lexicon.COLON_MARKERS``: "待办：", "任务:", "随手记：", "备忘录：", "记一笔：",
+     "todo:"); in English "remind me to", "don't forget to", "add a task: / to", "todo:", "note:", "i need to",
+     "i have to", "please"), and a priority label after it — one or more priority/size words, optionally
      with "的事", before a separator ("很重要：", "不重要但很麻烦的事：", "简单的小事：", "优先级低：",
      "可做可不做：", "头等大事：") — or at the end after a separator ("，不重要但很麻烦", "，无关紧要");
      an offhand adverb at the head ("顺手/顺便/随手/抽空") is
@@ -67,7 +69,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from core.lexicon import priority_signals
+from core.lexicon import COLON_MARKERS, priority_signals
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.timeanchor.numerals import to_int
 from core.turn import HistoryTurn, OfflineSignal
@@ -78,12 +80,17 @@ __all__ = ["lead_time", "offline_confirm_signal", "offline_extract_note", "strip
 
 NEAR_DEADLINE = timedelta(hours=48)
 
+_COLON_MARKERS = "|".join(sorted(COLON_MARKERS, key=len, reverse=True))
 _LEAD_RE = re.compile(
     r"^(?:(?:请|麻烦你?|劳驾|你|能不能|可以|可不可以)?(?:帮我|帮忙|给我|替我|帮)?\s*"
-    r"(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|记录|记上|备忘一下|备忘|"
+    r"(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|记录|记上|备忘一下|备忘(?!录)|"
     r"提醒一下我|提醒下我|提醒我一下|提醒我|提醒一下|"
-    r"(?:添加|新增|新建|创建|加|建)(?:一个|一条|个)?(?:待办事项|待办|任务|提醒|日程|todo)|"
-    r"别忘了|不要忘了|别让我忘了|待办|todo|TODO|备忘|提醒|记(?=\s*[:：]))"
+    r"(?:添加|新增|新建|创建|录入|加|建|添|安排)(?:上|一下|下)?(?:[一二两三四五六七八九十\d]{0,2}(?:个|条|件|项))?"
+    r"(?:新的?)?(?:待办事项|待办|任务|提醒|日程|todo)|"
+    r"别忘了|不要忘了|别让我忘了|"
+    # a marker before a colon, longest first ("备忘录：" is not "备忘" + "录：")
+    rf"(?i:{_COLON_MARKERS})(?=\s*[:：])|"
+    r"待办|todo|TODO|备忘|提醒)"
     r"\s*(?:一下)?\s*[:：,，。、\s]*)+"
 )
 # English lead-ins ("remind me to", "don't forget to", "add a task: / to", "todo:", "note:", "i need to",

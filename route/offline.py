@@ -7,20 +7,32 @@ registered action that declares it (``Action.intent``). Rules, first match wins:
    meta-instruction ("### Task:", "<chat_history>", "USER:"-lines, "总结…对话", "标题…字以内", "translate",
    "summarize") → chat (0.95). Client auxiliary requests are normally caught before routing; this is a
    second line of defence so a quoted "帮我记一下…" never becomes a task.
-2. **"How do I …" questions** ("怎么/如何/为什么/什么是/讲讲/介绍一下…" without "我的任务") → chat (0.85).
+2. **"How do I …" questions** ("怎么/如何/为什么/什么是/讲讲/介绍一下…" without "我的任务") → chat (0.85);
+   so are questions about the capture feature itself ("怎么添加任务？", "你能帮我记待办吗", "你会提醒我吗",
+   "新建任务要怎么操作"): a capture verb, a how/can cue, and nothing left once the words of such a
+   question (``FEATURE_QUESTION_WORDS``) are gone. A polite request keeps its content and stays a note
+   ("能帮我记一下明天交报告吗"); "记一下" names one act, so "能帮我记一下吗" is a (content-less) note.
 1b. **English** (a message without CJK characters): "remind me to…", "add a task…", "note: …", "todo: …",
-   "don't forget to…" → capture (0.9); general questions and requests ("how do I…", "what is a…",
-   "tell me a joke", "write…", "recommend…") without "my" → chat (0.85); questions about one's tasks
+   "don't forget to…" → capture (0.9), unless it only asks whether / how the feature works ("can you
+   remind me of things?", "do you support reminders?": nothing left besides such words → chat 0.85);
+   general questions and requests ("how do I…", "what is a…", "tell me a joke", "write…", "recommend…")
+   without "my" → chat (0.85); questions about one's tasks
    ("my tasks", "top 3 tasks", "give me 5 tasks", "what's due…", "anything due…", "tasks for tomorrow",
-   "what did I finish…", "what do I have to do today", "show me my…", "list my…", "three tasks") →
-   query (0.85); follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
+   "what did I finish…", "what do I have to do today", "show me my…", "list my…", "three tasks", a
+   priority word before a task noun or after "something/anything" — "urgent tasks", "low priority
+   tasks", "anything urgent?", "something quick", "quick wins") → query (0.85); a count with nothing else
+   but request words ("pick one for me", "give me two please") → query (0.7, as the Chinese bare count);
+   follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
    rule 4 turns into query after a task query. Anything else falls through to the rules below (and
    usually ends as chat).
-3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/添加待办/加个任务/新建任务/别忘了/
-   "待办：…"/"todo:"/"帮我记：…" (记 + a colon or comma), and a leading "(要/一定要)记得 + the task" that is
-   not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay chat) → capture (0.92), even with no content ("帮我记一下": the quick-note
-   graph asks what to record). If the sentence is also plainly a question about tasks ("提醒我明天有什么
-   任务") → query (0.7).
+3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/别忘了; a creation verb + optional count +
+   task noun ("新建一个任务", "加一条待办", "帮我添个任务", "创建任务"; "安排一个任务" only before a
+   separator and content, since "给我安排个任务" asks for one; "安排了哪些任务"/"新建的任务" are no such
+   phrase); a marker + colon at the start, any wording (``COLON_MARKERS``: "待办：", "任务:", "随手记：",
+   "备忘录:", "todo：", "记：", "提醒："…); "帮我记：…" (记 + a colon or comma), and a leading
+   "(要/一定要)记得 + the task" that is not a question ("记得吗", "记得你说过…" and "你还记得…吗" stay
+   chat) → capture (0.92), even with no content ("帮我记一下": the quick-note graph asks what to record).
+   If the sentence is also plainly a question about tasks ("提醒我明天有什么任务") → query (0.7).
 4. **Follow-ups** — "再来两个/还有吗/还有呢/换一批/那明天的呢/重要的呢", and in English "5 more/more/next
    page/any more?/anything else?/the rest/all/what about next week?/and tomorrow?/how about the
    important ones?" (``taskquery.followup.looks_like_english_followup``), when the history shows a task
@@ -45,11 +57,18 @@ registered action that declares it (``Action.intent``). Rules, first match wins:
    a time + a meeting noun phrase ("下周二下午三点的会") or "开什么会"; a time + "新建的/加的" ("上个月新建的");
    "等一下/待会儿要干嘛" (like "接下来做什么"); priority words before 急事/小事/难事 ("重要的急事");
    task-list nouns ("任务清单", "待办列表", "我的todo") → query (0.75–0.85).
-   **Bare count requests** — an explicit count with nothing else but request words and a time ("先列三个",
-   "取前五个", "来一个就好", "整一个", "今天的前三条", "给我5条，3天内的") → query (0.7): in a task app
+   **Bare count requests** — an explicit count or a negated totality ("一个都别落下") read by
+   ``core.countlock.extract_count``, with nothing else but count words (``core.lexicon.COUNT_ONLY_WORDS``:
+   "最多", "不要超过", "就够了", "只要"…) and a time ("先列三个", "最多五条就够了", "不要超过三个",
+   "今天的前三条", "给我5条，3天内的", "这周一个都别落下"; the count phrase is taken out before the time,
+   so "这周一个" is no Monday) → query (0.7): in a task app
    "list / give me N" asks for tasks, and after a task list it is a follow-up. Anything else in the
    sentence keeps it chat ("来一个笑话", "讲三个故事"); "再来两个" without query history stays chat.
-   Dates the time resolver rejects (e.g. "2月29日" in a non-leap year) still count as "a time was said". A task noun about
+   Dates the time resolver rejects (e.g. "2月29日" in a non-leap year) and calendar phrases it may not
+   know (``core.lexicon.CALENDAR_HINT_RE``: festivals, solar terms, lunar dates, holiday periods, workdays,
+   with their "那天/前/假期") still count as "a time was said", so "重阳节那天有什么", "大寒那天的安排" are
+   queries; after a time, a noun phrase "要V的" ("母亲节之前要买的", "七夕前要准备的") is a query too,
+   while "明天要买牛奶" (a statement with its object) stays a note. A task noun about
    software or methods ("有什么好用的待办软件") and purpose questions ("…才能…") stay chat.
 6. **Bare imperatives** — a time phrase plus an action verb and no question ("明天下午三点交报告") →
    capture (0.7); a leading priority label does not hide the verb and makes it more note-like
@@ -70,8 +89,16 @@ from collections.abc import Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from core.countlock import EN_NUMBERS, extract_count
-from core.lexicon import DONE_VERBS, looks_like_english_followup, priority_signals
+from core.countlock import EN_NUMBERS, CountLock, extract_count
+from core.lexicon import (
+    CALENDAR_ANCHORS,
+    CALENDAR_HINT_RE,
+    COLON_MARKERS,
+    DONE_VERBS,
+    count_leftover,
+    looks_like_english_followup,
+    priority_signals,
+)
 from core.timeanchor import resolve_time
 from core.turn import HistoryTurn
 
@@ -106,19 +133,55 @@ _GREETING_RE = re.compile(
 )
 _IDENTITY_RE = re.compile(r"你是谁|你叫什么|你的名字|你能做什么|你会什么|你是什么|介绍一下你自己|你几岁")
 
+# "新建一个任务", "加一条待办", "帮我添个任务": a creation verb, an optional count, a task noun. "安排"
+# only with a count and the task after a separator ("安排个任务，周日大扫除"): "给我安排个任务" asks
+# for one. "安排了哪些任务", "新建的任务" are no creation phrases (了/的 in between).
+_CREATE_VERB = "添加|新增|新建|创建|录入|加|建|添"
+_CREATE_COUNT = r"(?:[一二两三四五六七八九十\d]{0,2}(?:个|条|件|项))"
+_CREATE_NOUN = r"(?:待办事项|待办|任务|提醒|日程|todo)"
+# A marker and a colon at the start ("待办：", "随手记：", "备忘录:", "todo：", "记："), any wording.
+_COLON_MARKERS = "|".join(sorted(COLON_MARKERS, key=len, reverse=True))
+
 _NOTE_MARKER_RE = re.compile(
     r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|(?<!的)记录(?!的)|记上|"
     r"备忘一下|备忘)|"
     r"(?:^|帮我|帮忙|给我|请|麻烦你?|替我)记(?=[:：，,]|$)|"
     r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|"
-    r"(?:添加|新增|新建|创建|加|建|加一个|建一个|添加一个|新建一个|创建一个)(?:个)?(?:待办|任务|提醒|日程|todo)|"
+    rf"(?<![参增追更附修组重])(?:{_CREATE_VERB})(?:上|一下|下)?{_CREATE_COUNT}?(?:新的?)?{_CREATE_NOUN}|"
+    rf"安排{_CREATE_COUNT}(?:新的?)?{_CREATE_NOUN}(?=\s*[:：，,]\s*\S)|"
     r"别忘了|不要忘了|别让我忘了|"
-    r"^(?:待办|todo|TODO|备忘|提醒)\s*[:：]"
+    rf"^(?:{_COLON_MARKERS})\s*[:：]",
+    re.IGNORECASE,
 )
 # "(要)记得 + the task" is a note; "记得吗", "你还记得…吗" are questions about memory, i.e. chat.
 _REMEMBER_RE = re.compile(
     r"^(?:要|一定要|千万要?|务必|请|得|还要|你要)?记得(?!吗|么|嘛|不|没|住|我|你|他|她|它|那|这|当|以前|小时候|上次|之前)"
 )
+# Questions about the capture feature itself ("怎么添加任务", "你能帮我记待办吗", "你会提醒我吗"): a
+# capture verb, a how / can cue, and nothing left that could be the task once the words of such a
+# question are gone. A polite request with content ("能帮我记一下明天交报告吗") keeps its content;
+# "记一下/记下来" name one act, not the feature, so they are not in the word list.
+_FEATURE_VERB_RE = re.compile(r"记|提醒|添加|新建|创建|新增|加|建|备忘|录入|管理")
+_FEATURE_CUE_RE = re.compile(r"怎么|怎样|如何|咋|能不能|能否|可不可以|可以|能|会不会|会|支持|方法|操作|步骤|教程|用法")
+FEATURE_QUESTION_WORDS: tuple[str, ...] = (
+    *("你", "您", "我们", "我", "帮我", "帮忙", "帮", "给我", "替我", "让", "用", "来", "在这里", "这里", "这儿"),
+    *("能不能", "能否", "可不可以", "可以", "能", "会不会", "会", "支持", "是否"),
+    *("怎么样", "怎么", "怎样", "如何", "咋", "要", "该", "应该", "才能", "得"),
+    *("操作", "方法", "步骤", "教程", "用法", "功能", "设置", "使用", "是", "什么", "的"),
+    *("一个", "一条", "个", "条", "新的"),
+    *("新建", "添加", "创建", "新增", "录入", "加", "建", "记录", "记住", "记", "提醒", "备忘", "管理"),
+    *("待办事项", "待办", "任务", "事情", "事项", "东西", "事儿", "事", "日程", "做事", "随口记", "随手记"),
+)
+_FEATURE_WORDS_RE = re.compile("|".join(sorted(FEATURE_QUESTION_WORDS, key=len, reverse=True)))
+_FEATURE_PUNCT_RE = re.compile(r"[吗嘛呢呀啊吧？?。，,!！\s]")
+
+
+def _is_feature_question(compact: str) -> bool:
+    if not (_FEATURE_VERB_RE.search(compact) and _FEATURE_CUE_RE.search(compact)):
+        return False
+    return not _FEATURE_WORDS_RE.sub("", _FEATURE_PUNCT_RE.sub("", compact))
+
+
 _NOTE_NOT_ACTION_RE = re.compile(
     r"怎么(?:读|念|写|说|拼|发音)[吗呢啊]?[?？]?$|(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
 )
@@ -217,7 +280,7 @@ _QUERY_REPLY_RE = re.compile(
 )
 
 _ACTION_VERB_RE = re.compile(
-    r"^(?:把|去|到|给|跟|和|找|约|"
+    r"^(?:把|去|到|给|跟|和|找|约|陪|"
     r"交|提交|上交|开会|开|买|取|还|打|发|寄|写|做|看|约|预约|缴|交费|续|签|报名|复习|准备|整理|打扫|收拾|洗|修|订|"
     r"回复|回|联系|参加|见|接|送|带|拿|办|改|完成|确认|安排|健身|跑步|体检|面试|汇报|填|申请|预订|报销|还款|充值|"
     r"备份|上传|下载|提醒|喂|遛|浇|扔|倒|取消|退|换|装|更新|检查|查|看望|拜访|参观|上课|上班|考试|考|练|学|读|背|"
@@ -233,6 +296,11 @@ _RELATED_RE = re.compile(
 _YOU_RE = re.compile(r"你|您")
 _DUE_NP_RE = re.compile(
     r"(?:(?:要|得|必须|该|需要|应该|待)(?:交|做|完成|办|干|搞定|处理|弄完|提交)|截止|到期)的[^，,。？?！!]{0,8}$"
+)
+# After a time phrase, a noun phrase "要V的(N)" ("母亲节之前要买的", "春节前要买的年货"): what is due then.
+# "明天要买牛奶" has its object and is a statement, i.e. a note.
+_MODAL_DE_NP_RE = re.compile(
+    r"^(?:我|我们)?(?:要|得|需要|该|应该|必须|待)[^，,。的]{1,6}的[^，,。的]{0,4}[吗呢啊呀]?[?？]?$"
 )
 _DID_RE = re.compile(
     r"(?:做了|干了|忙了|完成了|办了|弄了|搞定了|做完了|干完了)(?:些|点)?(?:什么|哪些|啥|几件|多少)|"
@@ -265,10 +333,6 @@ _CREATED_NP_RE = re.compile(
 _DATE_HINT_RE = re.compile(
     r"(?:\d{2,4}年)?\d{1,2}月\d{1,2}[日号]?|(?:\d{2,4}年)?[一二三四五六七八九十]{1,2}月[一二三四五六七八九十]{1,3}[日号]"
 )
-# Words that may surround an explicit count in a bare count request ("先列三个", "来一个就好").
-_COUNT_REQUEST_FILLER_RE = re.compile(
-    r"就好了?|就行了?|就够了?|即可|就可以了?|先|只|列出来|列出|列|看看|看|取|拿|挑|选|整|来|派|显示|出来|条|个|件|任务"
-)
 # A trailing priority remark after the task ("这周内把PPT做完，挺重要的", "…，很急"): about the task,
 # not a noun phrase ("重要的" alone would read like "the important ones").
 _REMARK_TAIL_RE = re.compile(
@@ -296,8 +360,21 @@ _EN_TIME = (
     r"(?:on |by |before |this |next )?(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)|weekend|"
     r"end of (?:the )?(?:week|month)|overdue|now)"
 )
+# Priority words as English task questions say them ("urgent", "low priority", "quick wins").
+_EN_PRIORITY = (
+    r"(?:urgent|important|easy|quick|simple|small|pressing|critical|(?:low|high|top)[- ]priority|"
+    r"not (?:very |that |so )?(?:urgent|important))"
+)
+# "something quick", "anything urgent?", "something easy to do"; not "some simple recipes".
+_EN_PRIORITY_END = (
+    r"(?= ?(?:to do|to work on|for (?:today|tomorrow|tonight|now|me)|today|tonight|tomorrow|this week|"
+    r"tasks?|ones|wins?|\?|\.|!|$))"
+)
 _EN_QUERY_RE = re.compile(
-    rf"\bmy (?:open |pending |remaining |upcoming |overdue |urgent |important )?{_EN_TASK_NOUN}\b|"
+    rf"\bmy (?:[\w-]+ ){{0,3}}{_EN_TASK_NOUN}\b|"
+    rf"\b{_EN_PRIORITY}(?: (?:and|but|or|&) {_EN_PRIORITY})? (?:items|{_EN_TASK_NOUN})\b|"
+    rf"\b(?:anything|something|stuff|any|some|what'?s|what is)(?: \w+)? {_EN_PRIORITY}{_EN_PRIORITY_END}|"
+    r"\bquick wins?\b|"
     rf"\b(?:top|first)\s*\d+\b.*\b{_EN_TASK_NOUN}\b|\b(?:give|show|list|get) me\b.*\b{_EN_TASK_NOUN}\b|"
     rf"\b(?:\d+|{_EN_NUMBER_WORDS}|a few|some|all|any|which|what|how many|overdue|urgent|important|easy|open|pending) "
     rf"{_EN_TASK_NOUN}\b|"
@@ -316,13 +393,41 @@ _EN_QUERY_RE = re.compile(
 # General questions and requests to the assistant ("how do I…", "what is…", "tell me a joke").
 _EN_GENERAL = (
     r"^(?:how (?:do|can|should|to|does|is|are)|why|what (?:is|are) (?:a|an|the)\b|what'?s (?:a|an)\b|explain|"
-    r"tell me (?:a|an|about)|write|recommend|suggest|translate|define)\b"
+    r"tell me (?:a|an|about|something)|write|recommend|suggest|translate|define)\b"
 )
+
+
+# Questions about the capture feature ("can you remind me of things?", "how do I add a task?"): an
+# ability / how-to opening and nothing left that could be the task.
+_EN_FEATURE_OPEN_RE = re.compile(
+    r"^(?:how (?:do|can|should|would) (?:i|you|we)|how to|can (?:you|i)|could you|do you|will you|"
+    r"are you able to|is it possible to)\b"
+)
+_EN_FEATURE_WORDS_RE = re.compile(
+    r"\b(?:how|do|does|can|could|should|would|will|i|you|we|to|are|able|is|it|possible|support|supports|"
+    r"add|create|make|set|up|remind|note|notes|remember|track|save|keep|store|record|write|down|"
+    r"a|an|the|new|tasks?|todos?|to-dos?|reminders?|things?|stuff|me|my|of|for|here|in|with|this|app|please|"
+    r"lists?)\b"
+    r"|[?.!,]"
+)
+# A count with nothing else but request words ("pick one for me", "just give me two please").
+_EN_COUNT_FILLER_RE = re.compile(
+    r"\b(?:for me|please|pls|just|only|me|tasks?|ones?|items?|then|now|ok(?:ay)?|at random|randomly|so)\b|[?.!,]"
+)
+
+
+def _english_count_only(low: str) -> bool:
+    lock = extract_count(low)
+    if lock.explicit is None or not lock.phrase:
+        return False
+    return not _EN_COUNT_FILLER_RE.sub("", low.replace(lock.phrase.lower(), "", 1)).strip()
 
 
 def _route_english(text: str) -> tuple[str, float, str] | None:
     """English messages: notes ("remind me to…", "todo: …") and questions about one's tasks; None = chat."""
     low = re.sub(r"\s+", " ", text.lower().replace("\u2019", "'")).strip()
+    if _EN_FEATURE_OPEN_RE.match(low) and not _EN_FEATURE_WORDS_RE.sub("", low).strip():
+        return CHAT, 0.85, "英文：问的是怎么用随口记，不是要记下什么"
     if _EN_NOTE_RE.search(low) and not re.match(r"^(?:how|why|what is|what's a)\b", low):
         return NOTE, 0.9, "英文：明确要求记下/提醒"
     if re.match(_EN_GENERAL, low) and not re.search(r"\bmy\b", low):
@@ -332,10 +437,27 @@ def _route_english(text: str) -> tuple[str, float, str] | None:
     if looks_like_english_followup(low):
         # "5 more", "the rest", "what about next week?": a follow-up only after a task query (rule 4).
         return CHAT, 0.7, "英文：像追问，但前面没有任务查询"
+    if _english_count_only(low):
+        return QUERY, 0.7, "只说了条数，按要任务处理"  # the same rule as the Chinese one below
     return None
 
 
+# What is left of a time phrase right after it: "前", "的时候", and a calendar anchor the resolver did not
+# take with the day ("母亲节|那天", "春节|假期").
+_TIME_TAIL_RE = re.compile(rf"^[\s，,。]*(?:{'|'.join(sorted(CALENDAR_ANCHORS, key=len, reverse=True))}|的时候|时)?")
+
+
 def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
+    """The text without its time phrase, and whether there was one. The resolver reads first (it
+    knows "中秋节前一天" as a whole); a calendar phrase it left unread still counts as a time."""
+    rest, timed = _strip_resolved_time(text, now)
+    calendar = CALENDAR_HINT_RE.search(rest)
+    if calendar is None:
+        return rest, timed
+    return (rest[: calendar.start()] + rest[calendar.end() :]).strip(" ，,。"), True
+
+
+def _strip_resolved_time(text: str, now: datetime) -> tuple[str, bool]:
     try:
         win = resolve_time(text, now, "Asia/Shanghai")
     except Exception:
@@ -347,7 +469,7 @@ def _strip_time(text: str, now: datetime) -> tuple[str, bool]:
         rest = text[: hint.start()] + text[hint.end() :]
         return rest.strip(" ，,。"), True
     rest = text.replace(win.phrase, "", 1)
-    rest = re.sub(r"^[\s，,。]*(?:之前|以前|前|的时候|时)?", "", rest)
+    rest = _TIME_TAIL_RE.sub("", rest)
     return rest.strip(" ，,。"), True
 
 
@@ -358,6 +480,21 @@ def _is_timed_imperative(head: str, compact: str) -> bool:
         return False
     body = _MODAL_RE.sub("", head.strip("，,。 "))
     return bool(body) and not body.endswith("的") and bool(_ACTION_VERB_RE.match(body))
+
+
+def _is_bare_count(compact: str, lock: CountLock, now: datetime) -> bool:
+    """A bare count request ("先列三个", "今天的前三条", "最多五条就够了", "这周一个都别落下"): in a task
+    app "list / give me N" asks for tasks; after a task list it refines the list before. "再来两个"
+    is a follow-up only (rule 4)."""
+    # Of the "all" phrases only the negated totality ("一个都别落下") is a request on its own; a bare
+    # "全部" continues a list (rule 4).
+    negated_total = lock.wants_all and bool(lock.phrase and re.search(r"[不别没]", lock.phrase))
+    if not lock.phrase or (lock.explicit is None and not negated_total) or re.match(r"^(?:再|还)", compact):
+        return False
+    # The count phrase goes first, so a time phrase cannot swallow part of it ("这周一个…" is not
+    # "this Monday").
+    rest, _ = _strip_time(compact.replace(lock.phrase, "", 1), now)
+    return not count_leftover(rest, "")
 
 
 def _history_has_query(history: Sequence[HistoryTurn]) -> bool:
@@ -403,6 +540,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
     has_list_verb = bool(_LIST_VERB_RE.search(compact))
     has_question = bool(_QUESTION_RE.search(compact))
 
+    if _is_feature_question(compact):
+        return CHAT, 0.85, "问的是怎么用随口记，不是要记下什么"
     if howto and not note_marker:
         return CHAT, 0.85, "一般性的提问，不是查自己的任务"
     if _TOOL_TOPIC_RE.search(compact) and not _MY_TASKS_RE.search(compact):
@@ -469,7 +608,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.65, "只有一个时间，按查这个时间的任务处理"
     if has_time and (_DUE_RE.search(compact) and has_question):
         return QUERY, 0.88, "问某个时间要交/要做的事"
-    if _DUE_NP_RE.search(compact):
+    if _DUE_NP_RE.search(compact) or (has_time and _MODAL_DE_NP_RE.search(rest)):
         return QUERY, 0.8, "要交/要做/到期的东西"
     if has_time and _WH_TAIL_RE.search(compact) and not _YOU_RE.search(compact):
         return QUERY, 0.75, "问某个时间的安排"
@@ -510,13 +649,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         return QUERY, 0.75, "某个时间的安排/计划"
     if has_time and (_MEETING_NP_RE.search(rest) or _CREATED_NP_RE.search(rest)) and not _YOU_RE.search(compact):
         return QUERY, 0.8, "某个时间的会议或新建的任务"
-    if lock.explicit is not None and lock.phrase and not re.match(r"^(?:再|还)", compact):
-        # A bare count request ("先列三个", "今天的前三条", "给我5条，3天内的"): in a task app "list /
-        # give me N" asks for tasks; after a task list it is a follow-up.
-        leftover = rest.replace(lock.phrase, "", 1) if lock.phrase in rest else compact.replace(lock.phrase, "", 1)
-        leftover = _COUNT_REQUEST_FILLER_RE.sub("", _FILLER_RE.sub("", leftover))
-        if len(leftover) == 0:
-            return QUERY, 0.7, "只说了条数，按要任务处理"
+    if _is_bare_count(compact, lock, now):
+        return QUERY, 0.7, "只说了条数，按要任务处理"
 
     # --- bare imperatives (note-ish) ---
     if not has_question and not howto and not _IMPERATIVE_Q_RE.search(compact):

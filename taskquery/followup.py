@@ -1,40 +1,22 @@
-"""Follow-ups to a previous task list: "再来两个", "还有吗", "那下周的呢"; "5 more", "the rest", "what about next week?"."""
+"""Follow-ups to a previous task list: "再来两个", "还有吗", "那下周的呢"; "5 more", "the rest", "what about next week?";
+count-only refinements ("三个就行", "最多两条就够了", "一个都别落下": same filters, another count)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-from core.lexicon import MORE_RE, english_words, looks_like_english_followup
+from core.countlock import extract_count
+from core.lexicon import MORE_RE, count_leftover, looks_like_english_followup
 from core.turn import HistoryTurn
+from taskquery.offline import english_quadrants
 from taskquery.rendering import LIST_HEADER_RE
+
+__all__ = ["FollowUp", "english_quadrants", "find_followup", "is_count_refinement", "looks_like_followup"]
 
 _FOLLOWUP_START = re.compile(r"^\s*(那|再|还有|换|继续|更多|下一页|然后|其他|别的)")
 _FOLLOWUP_END = re.compile(r"(呢|吗)[？?。!！]*\s*$")
 _LISTED_NUMBER = re.compile(r"^(\d+)\. ", re.M)
-
-# English priority words → quadrants, first match wins (as ``taskquery.offline.quadrants_from_text``
-# reads the Chinese ones; "not important" before "important", "not urgent" before "urgent").
-_NOT_IMPORTANT = r"(?:not (?:very |that |so )?important|unimportant|low[- ]priority|don'?t matter)"
-_NOT_URGENT = r"(?:not (?:very |that |so )?urgent|non-?urgent|no rush|can wait)"
-_HARD = r"(?:hard|difficult|tough|not easy|complicated)"
-_EASY = r"(?<!not )(?:easy|simple|quick|small|light)"
-_IMPORTANT = r"(?<!not )(?<!not very )(?<!un)(?:important|high[- ]priority|key|critical|crucial)"
-_URGENT = r"(?<!not )(?<!non-)(?<!non)(?:urgent|asap|pressing)"
-_EN_QUADRANTS: tuple[tuple[re.Pattern[str], list[int]], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), groups)
-    for pattern, groups in (
-        (rf"\b{_IMPORTANT}\b.*\b{_URGENT}\b|\b{_URGENT}\b.*\b{_IMPORTANT}\b", [1]),
-        (rf"\b{_IMPORTANT}\b.*\b{_NOT_URGENT}\b|\b{_NOT_URGENT}\b.*\b{_IMPORTANT}\b", [2]),
-        (rf"\b{_NOT_IMPORTANT}\b.*\b{_HARD}\b|\b{_HARD}\b.*\b{_NOT_IMPORTANT}\b", [4]),
-        (rf"\b{_EASY}\b", [3]),
-        (rf"\b{_NOT_IMPORTANT}\b", [3, 4]),
-        (rf"\b{_NOT_URGENT}\b", [2, 4]),
-        (rf"\b{_IMPORTANT}\b", [1, 2]),
-        (rf"\b{_URGENT}\b", [1]),
-        (rf"\b{_HARD}\b", [4]),
-    )
-)
 
 
 @dataclass(frozen=True)
@@ -44,18 +26,28 @@ class FollowUp:
     wants_more: bool  # "再来两个": continue after what was shown
 
 
-def english_quadrants(sentence: str) -> list[int] | None:
-    """The priority groups English words ask about ("the important ones" → [1, 2]); None = not said."""
-    text = english_words(sentence)
-    return next((groups for pattern, groups in _EN_QUADRANTS if pattern.search(text)), None)
-
-
 # 「全部」 alone (the list's own tail offers it): the whole match of the question before, not every
 # task. "全部任务" names its own question, so it is not one.
 _ALL_OF_THEM = re.compile(
     r"^(?:那|就|给我|帮我)?(?:看看|看|列出|显示)?(?:全部|所有|全都|都|剩下|其余|其他)(?:的)?"
     r"(?:都)?(?:列出来|列一下|看看|给我|吧|呢|啊|了)*[。.！!？?~～]*$"
 )
+
+
+# A Chinese message whose point is a count ("三个就行", "最多两条就够了", "一个都别落下") refines the
+# list before it: same filters, another count. English counts ("top 3") are questions of their own.
+_COUNT_REFINEMENT_MAX_CHARS = 12
+_CJK_RE = re.compile(r"[\u3400-\u9fff]")
+
+
+def is_count_refinement(sentence: str) -> bool:
+    text = sentence.strip()
+    if len(text) > _COUNT_REFINEMENT_MAX_CHARS or not _CJK_RE.search(text):
+        return False
+    lock = extract_count(text)
+    if not lock.phrase or (lock.explicit is None and not lock.wants_all):
+        return False
+    return not count_leftover(text, lock.phrase)
 
 
 def looks_like_followup(sentence: str) -> bool:
@@ -67,6 +59,7 @@ def looks_like_followup(sentence: str) -> bool:
         or MORE_RE.search(text)
         or _ALL_OF_THEM.match(text)
         or looks_like_english_followup(text)
+        or is_count_refinement(text)
     )
 
 

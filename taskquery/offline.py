@@ -18,6 +18,9 @@ Rules, in the order they are applied:
   - easy ("简单/轻松/容易/小事/顺手/不费脑/不用动脑/没啥难度/鸡毛蒜皮/零碎/五分钟能搞定") → [3];
     explicitly "不简单/不容易" → [4];
   - free time ("我很闲/有空/无聊/给我点事做/打发时间") → [3, 4];
+  - English words, when no Chinese ones decided ("show me urgent tasks" → [1], "any important tasks?"
+    → [1, 2], "something quick" → [3], "low priority" → [3, 4], "not urgent" → [2, 4]):
+    ``english_quadrants``, the same table follow-ups use;
   - anything else (including time-only questions such as "这周要交什么") → None (all groups).
 * **time** — ``time_text`` is the exact phrase ``core.timeanchor.resolve_time`` recognises in the
   sentence (the count phrase is masked out first so "前2个" is never read as a date); the resolved
@@ -56,12 +59,13 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from core.countlock import extract_count
-from core.lexicon import DONE_VERBS, FREE_TIME_QUESTION_RE, MORE_RE, PrioritySignals, priority_signals
+from core.lexicon import DONE_VERBS, FREE_TIME_QUESTION_RE, MORE_RE, PrioritySignals, english_words, priority_signals
 from core.timeanchor import TimeWindow, resolve_time
 from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 
 __all__ = [
     "PrioritySignals",
+    "english_quadrants",
     "merge_followup",
     "offline_plan",
     "offline_plan_followup",
@@ -106,6 +110,36 @@ def quadrants_from_text(text: str) -> list[int] | None:
     if s.free_time and not FREE_TIME_QUESTION_RE.search(text or ""):
         return [3, 4]
     return None
+
+
+# English priority words → quadrants, first match wins (as ``quadrants_from_text``
+# reads the Chinese ones; "not important" before "important", "not urgent" before "urgent").
+_NOT_IMPORTANT = r"(?:not (?:very |that |so )?important|unimportant|low[- ]priority|don'?t matter)"
+_NOT_URGENT = r"(?:not (?:very |that |so )?urgent|non-?urgent|no rush|can wait)"
+_HARD = r"(?:hard|difficult|tough|not easy|complicated)"
+_EASY = r"(?<!not )(?:easy|simple|quick|small|light)"
+_IMPORTANT = r"(?<!not )(?<!not very )(?<!un)(?:important|high[- ]priority|key|critical|crucial)"
+_URGENT = r"(?<!not )(?<!non-)(?<!non)(?:urgent|asap|pressing)"
+_EN_QUADRANTS: tuple[tuple[re.Pattern[str], list[int]], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), groups)
+    for pattern, groups in (
+        (rf"\b{_IMPORTANT}\b.*\b{_URGENT}\b|\b{_URGENT}\b.*\b{_IMPORTANT}\b", [1]),
+        (rf"\b{_IMPORTANT}\b.*\b{_NOT_URGENT}\b|\b{_NOT_URGENT}\b.*\b{_IMPORTANT}\b", [2]),
+        (rf"\b{_NOT_IMPORTANT}\b.*\b{_HARD}\b|\b{_HARD}\b.*\b{_NOT_IMPORTANT}\b", [4]),
+        (rf"\b{_EASY}\b", [3]),
+        (rf"\b{_NOT_IMPORTANT}\b", [3, 4]),
+        (rf"\b{_NOT_URGENT}\b", [2, 4]),
+        (rf"\b{_IMPORTANT}\b", [1, 2]),
+        (rf"\b{_URGENT}\b", [1]),
+        (rf"\b{_HARD}\b", [4]),
+    )
+)
+
+
+def english_quadrants(sentence: str) -> list[int] | None:
+    """The priority groups English words ask about ("the important ones" → [1, 2]); None = not said."""
+    text = english_words(sentence)
+    return next((groups for pattern, groups in _EN_QUADRANTS if pattern.search(text)), None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,8 +462,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     elif _LATEST_DEADLINE_RE.search(text):
         order = "desc"
 
+    quadrants = quadrants_from_text(_SOON_RE.sub("，", text))
     return QueryPlan(
-        quadrants=quadrants_from_text(_SOON_RE.sub("，", text)),
+        quadrants=quadrants if quadrants is not None else english_quadrants(text),
         time_text=time_text,
         time_after=time_after,
         time_before=time_before,
@@ -459,10 +494,8 @@ def merge_followup(previous: QueryPlan, sentence: str, now: datetime, tz: str = 
     inherited. The count comes from the follow-up if it says one ("再来两个" → 2); a bare "还有吗"
     keeps the previous count. English follow-ups merge the same way ("5 more", "more", "the rest",
     "what about next week?"); their priority words ("how about the important ones?") are read by
-    ``taskquery.followup.english_quadrants``.
+    ``english_quadrants``.
     """
-    from taskquery.followup import english_quadrants  # followup.py imports this module
-
     cur = offline_plan(sentence, now, tz)
     merged = previous.model_copy()
     if cur.time_text is not None:
