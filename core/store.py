@@ -15,6 +15,9 @@ same rule in Python for a single, already loaded task.
 The hot path: :func:`query_tasks` builds each statement shape once (values are bind
 parameters), compiles it once per dialect and runs it on the driver's cursor
 (:mod:`core.prepared`), mapping rows straight to :class:`TaskRow`.
+
+:func:`task_facts` is off the hot path: a few capped counts that explain an empty answer, read
+only when a query found nothing, in one prepared statement.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ import functools
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal, NamedTuple, cast
 
 import sqlalchemy as sa
@@ -576,6 +579,97 @@ def _priority_page(reader: _Reader, flt: TaskFilter, cap: int) -> TaskPage:
 
 
 # ---------------------------------------------------------------------------------------------
+# facts: why an answer is empty
+
+
+@dataclass(frozen=True)
+class TaskFacts:
+    """A few counts over a user's tasks that explain an empty answer (see :func:`task_facts`).
+
+    Each count stops past ``cap`` (like a page's ``total``): a value above it means "more than
+    ``cap``", which :meth:`label` shows as "1000+"."""
+
+    open: int
+    done: int
+    overdue: int  # open, deadline before now
+    undated: int  # open, no deadline
+    done_in_window: int  # completed, deadline inside the window asked about
+    next_deadline: datetime | None  # the soonest open deadline after the window (or after now)
+    cap: int = TOTAL_CAP
+
+    @property
+    def total(self) -> int:
+        return self.open + self.done
+
+    def label(self, count: int) -> str:
+        return f"{self.cap}+" if count > self.cap else str(count)
+
+
+_WINDOW_START = sa.bindparam("window_start", None, type_=UTCDateTime())
+_WINDOW_END = sa.bindparam("window_end", None, type_=UTCDateTime())
+_NEXT_AFTER = sa.bindparam("next_after", None, type_=UTCDateTime())
+# Stand-ins for a missing window bound: the range stays an index range, and no window is empty.
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+
+
+def _build_facts() -> sa.Select[Any]:
+    """One statement of capped scalar subqueries, each an index range that stops at the cap.
+
+    (One pass of SUM(CASE ...) would read every row of the user; a capped pass would miscount.)
+    Open/done: a covering range on (user_id, is_completed) of any tasks index; overdue, undated
+    (``deadline_at IS NULL``), done in the window and the next deadline: ranges of
+    ix_tasks_user_open_deadline (the next deadline is an index walk of one row).
+    """
+    user, done, deadline = col(Task.user_id) == _USER, col(Task.is_completed), col(Task.deadline_at)
+    is_open, is_done = [user, done == sa.false()], [user, done == sa.true()]
+    counts = [
+        _capped_count(*is_open),
+        _capped_count(*is_done),
+        _capped_count(*is_open, deadline < _NOW),
+        _capped_count(*is_open, deadline.is_(None)),
+        _capped_count(*is_done, deadline >= _WINDOW_START, deadline <= _WINDOW_END),
+    ]
+    soonest = sa.select(deadline).where(*is_open, deadline > _NEXT_AFTER).order_by(deadline.asc()).limit(1)
+    return sa.select(*(count.scalar_subquery() for count in counts), soonest.scalar_subquery())
+
+
+@functools.lru_cache(maxsize=8)
+def _facts_statement(dialect: str) -> Prepared:
+    return prepare(_build_facts(), _DIALECTS[dialect])
+
+
+def task_facts(
+    db: Session | sa.Connection,
+    user_id: int,
+    *,
+    now: datetime,
+    window_start: datetime | None = None,
+    window_end: datetime | None = None,
+) -> TaskFacts:
+    """Open, done, overdue and undated tasks, done ones due in the window, and the next deadline
+    after it: one round trip, each count capped at ``TOTAL_CAP + 1``. Only the empty-answer path
+    reads it. Without a window nothing is "done in it" and the next deadline is the next after now.
+    """
+    conn = _connection(db)
+    dialect = conn.dialect.name
+    start, end = window_start or _EARLIEST, window_end or _LATEST
+    if window_start is None and window_end is None:
+        start, end = _LATEST, _EARLIEST  # an empty range
+    values = {
+        "user_id": user_id,
+        "now": db_time(now, dialect),
+        "cap": TOTAL_CAP + 1,
+        "window_start": db_time(start, dialect),
+        "window_end": db_time(end, dialect),
+        "next_after": db_time(window_end or now, dialect),
+    }
+    row = fetch(conn, _facts_statement(dialect), values)[0]
+    open_, done, overdue, undated, in_window = (int(n or 0) for n in row[:5])
+    return TaskFacts(open_, done, overdue, undated, in_window, read_time(dialect)(row[5]), cap=TOTAL_CAP)
+
+
+# ---------------------------------------------------------------------------------------------
 # writes
 
 
@@ -718,6 +812,7 @@ def delete_task(session: Session, user_id: int, task_id: int) -> bool:
 
 __all__ = [
     "TOTAL_CAP",
+    "TaskFacts",
     "TaskFilter",
     "TaskPage",
     "TaskRow",
@@ -730,6 +825,7 @@ __all__ = [
     "get_task_by_source_key",
     "group_terms",
     "query_tasks",
+    "task_facts",
     "task_row",
     "update_task",
 ]

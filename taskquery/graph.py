@@ -91,10 +91,12 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
         state, turn = ctx.state, ctx.deps.turn
         with turn.trace.node("reflect", "检查结果") as span:
             reflection = await steps.reflect_step(state, turn)
+            facts = {"facts": steps.facts_data(state.facts)} if state.facts is not None else {}
             span.done(
-                "满意" if not reflection.need_retry else "建议重试",
+                steps.verdict_line(state, reflection),
                 satisfied=reflection.satisfied,
                 need_retry=reflection.need_retry,
+                **facts,
             )
         can_retry = state.retries < turn.config.max_reflect_retries
         notes = None
@@ -120,6 +122,7 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             now=state.now,
             offer_all=offer_all,
             locale=state.locale,
+            hint=state.hint,
         )
         return End(attach_query(answer, steps.carried(state)))
 

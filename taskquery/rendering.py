@@ -60,7 +60,6 @@ PREFIXES: dict[Locale, dict[str, str]] = {
     "zh": {
         "no_match": "没有找到符合条件的任务。",
         "no_more": "没有更多了。",
-        "broadened": "没有完全符合的，放宽条件（{relaxed}）后找到这些：",
         "picked_one": "给你挑了一个：",
         "only_one": "只找到这一条：",
         "phrase": "「{phrase}」的任务在这里：",
@@ -70,11 +69,16 @@ PREFIXES: dict[Locale, dict[str, str]] = {
         "none_in_window": "「{phrase}」没有符合条件的任务。",
         "none_overdue": "没有逾期的任务。",
         "nearest": "这个时间之外，最近的是：",
+        "none_in_time": "你说的时间内没有符合条件的任务。",
+        "none_open": "没有未完成的符合条件的任务。",
+        "none_open_in_window": "「{phrase}」没有未完成的任务。",
+        "instead": "{relaxed}，找到这些：",
+        "clamped": "最多一次列 {max} 条，先给你前 {shown} 条：",
+        "clamped_next": "最多一次列 {max} 条，先给你接下来的 {shown} 条：",
     },
     "en": {
         "no_match": "No tasks match.",
         "no_more": "No more.",
-        "broadened": "Nothing matched exactly; with {relaxed} I found these:",
         "picked_one": "Here's one for you:",
         "only_one": "Only this one matches:",
         "phrase": 'Tasks for "{phrase}":',
@@ -84,9 +88,15 @@ PREFIXES: dict[Locale, dict[str, str]] = {
         "none_in_window": 'Nothing matches for "{phrase}".',
         "none_overdue": "Nothing is overdue.",
         "nearest": "The nearest ones outside that time:",
+        "none_in_time": "Nothing matches in that time.",
+        "none_open": "No open task matches.",
+        "none_open_in_window": 'Nothing open for "{phrase}".',
+        "instead": "With {relaxed}, I found these:",
+        "clamped": "I can list at most {max} at a time; here are the first {shown}:",
+        "clamped_next": "I can list at most {max} at a time; here are the next {shown}:",
     },
 }
-# How each relaxed condition is named inside the "broadened" prefix.
+# How each relaxed condition is named inside the "instead" prefix and the broaden stage line.
 RELAXED_LABELS: dict[Locale, dict[str, str]] = {
     "zh": {
         "keyword": "不限关键词",
@@ -102,6 +112,50 @@ RELAXED_LABELS: dict[Locale, dict[str, str]] = {
     },
 }
 RELAXED_JOINER: dict[Locale, str] = {"zh": "、", "en": ", "}
+
+# Why an answer is empty, from counts the store computed (taskquery.steps.explain_empty): each fact's
+# clause ({n} a count, {day} a date), how clauses join, and the follow-up offered on its own line.
+# "overdue" and "undated" share one "have" clause ("你有 2 条逾期，3 条没有截止时间").
+EMPTY_FACTS: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "have": "你有 {items}",
+        "overdue": "{n} 条逾期",
+        "undated": "{n} 条没有截止时间",
+        "item_joiner": "，",
+        "all_done": "你的 {n} 条任务都已完成",
+        "done_in_window": "这段时间内截止的 {n} 条已经完成",
+        "next_deadline": "下一个截止在 {day}",
+        "tasks_total": "你一共有 {n} 条任务",
+        "done_total": "你一共完成过 {n} 条任务",
+        "joiner": "；",
+        "end": "。",
+    },
+    "en": {
+        "have": "you have {items}",
+        "overdue": "{n} overdue",
+        "undated": "{n} without a deadline",
+        "item_joiner": ", ",
+        "all_done": "all {n} of your tasks are done",
+        "done_in_window": "{n} due in it are already done",
+        "next_deadline": "the next deadline is {day}",
+        "tasks_total": "you have {n} tasks in all",
+        "done_total": "you have finished {n} tasks in all",
+        "joiner": "; ",
+        "end": ".",
+    },
+}
+EMPTY_OFFERS: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "no_tasks": "你还没有任何任务，说一句「帮我记一下…」就能加一条。",
+        "see_overdue": "要看看逾期的吗？",
+        "see_undated": "要看看没有截止时间的吗？",
+    },
+    "en": {
+        "no_tasks": 'You have no tasks yet — say "remind me to …" to add one.',
+        "see_overdue": "Want to see the overdue ones?",
+        "see_undated": "Want to see the ones without a deadline?",
+    },
+}
 
 # Anything that looks like the model started writing the list itself.
 _LISTY = re.compile(r"(^|\s)(\d+[.、)）]|[-*•·#>]|[一二三四五六七八九十]+、)|以下是|如下|列表|清单")
@@ -120,6 +174,11 @@ def clean_prefix(candidate: str | None, titles: list[str]) -> str | None:
     if any(title and len(title) >= 2 and title.lower() in lowered for title in titles):
         return None
     return text
+
+
+def format_day(moment: datetime, tz: str, now: datetime | None = None, locale: Locale = "zh") -> str:
+    """'12月9日 周三' / 'Wed Dec 9': the day of `format_when`, without the time."""
+    return format_when(moment, tz, now, locale).rsplit(" ", 1)[0].rstrip(",")
 
 
 def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None, *, locale: Locale = "zh") -> str:
@@ -180,13 +239,17 @@ def render_answer(
     now: datetime | None = None,
     offer_all: bool = True,
     locale: Locale = "zh",
+    hint: str | None = None,
 ) -> str:
     """`now` lets deadlines in another year show their year ("2027年1月5日 …") and marks overdue
-    tasks (not completed, deadline before `now`) as such; every caller should pass it."""
+    tasks (not completed, deadline before `now`) as such; every caller should pass it.
+
+    `hint` is the follow-up an empty answer offers (see taskquery.steps.explain_empty); without
+    one the generic hint is used."""
     text = _TEXTS[locale]
     if not page.items and page.total > 0:
         return f"{prefix}\n{text['all_shown'].format(total=page.total_label)}"
     if not page.items:
-        return f"{prefix}\n{text['no_result']}"
+        return f"{prefix}\n{hint or text['no_result']}"
     body = render_list(page, tz, offset=offset, now=now, offer_all=offer_all, locale=locale)
     return f"{prefix}\n{body}"

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from core.countlock import CountLock
 from core.locale import Locale
-from core.store import TaskFilter, TaskPage
+from core.store import TaskFacts, TaskFilter, TaskPage
 from core.timeanchor import TimeWindow
 from core.turn import Turn
 from taskquery.boundary import Grounds, TimeSource
@@ -39,6 +39,11 @@ class QueryState:
     empty_window: TimeWindow | None = None  # the window the user said, which had nothing (see broaden)
     dropped_keyword: str | None = None
     prefix: str | None = None
+    # The empty path only (nothing matched): counts that explain it, the follow-up offered on its
+    # own line, and reflect's verdict for the stage stream (see steps.explain_empty).
+    facts: TaskFacts | None = None
+    hint: str | None = None
+    verdict: str | None = None
     patch_notes: list[str] = field(default_factory=list)
 
     @property

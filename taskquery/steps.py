@@ -6,8 +6,10 @@ time_anchor without a database, and lets tests drive one step at a time.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import Any, Literal, TypeVar
 
 import anyio
 
@@ -15,7 +17,7 @@ from core.countlock import extract_count
 from core.grounding import claims_write
 from core.llm import NodeSpec, run_structured
 from core.locale import Locale, detect_locale
-from core.store import TaskFilter, TaskPage, query_tasks
+from core.store import TaskFacts, TaskFilter, TaskPage, query_tasks, task_facts
 from core.timeanchor import TimeWindow, resolve_time
 from core.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
@@ -25,9 +27,18 @@ from taskquery.offline import MORE_RE, merge_followup, offline_plan, offline_pla
 from taskquery.plan import QueryPlan, prefer_for
 from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, context_lines, plan_prompt, reflect_prompt
 from taskquery.reflection import Reflection, apply_patch
-from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, clean_prefix
+from taskquery.rendering import (
+    EMPTY_FACTS,
+    EMPTY_OFFERS,
+    PREFIXES,
+    RELAXED_JOINER,
+    RELAXED_LABELS,
+    clean_prefix,
+    format_day,
+)
 from taskquery.state import QueryState
 
+T = TypeVar("T")
 PLAN = NodeSpec("plan", QueryPlan, PLAN_INSTRUCTIONS)
 REFLECT = NodeSpec("reflect", Reflection, REFLECT_INSTRUCTIONS)
 
@@ -194,21 +205,26 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
 # --- tool_query -------------------------------------------------------------------------------
 
 
-async def run_query(turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
-    """The `query_tasks` tool. The user comes from the authenticated turn, never from the model.
+async def _read(turn: Turn, read: Callable[[Any], T]) -> T:
+    """One read on a session of the turn's user.
 
     On SQLite the read runs on the event loop (``reads_inline``): an indexed, capped read takes
     0.05–2 ms and never waits on a lock in WAL mode, while a worker-thread hop under load costs
     about 1 ms of CPU in GIL hand-offs. Elsewhere (a network round trip) it runs on a thread.
     """
 
-    def query() -> TaskPage:
+    def run() -> T:
         with turn.sessions() as session:
-            return query_tasks(session, turn.user_id, flt, now=now)
+            return read(session)
 
     if turn.config.reads_inline:
-        return query()
-    return await anyio.to_thread.run_sync(query)
+        return run()
+    return await anyio.to_thread.run_sync(run)
+
+
+async def run_query(turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
+    """The `query_tasks` tool. The user comes from the authenticated turn, never from the model."""
+    return await _read(turn, lambda session: query_tasks(session, turn.user_id, flt, now=now))
 
 
 async def broaden(state: QueryState, turn: Turn) -> None:
@@ -295,12 +311,16 @@ def default_prefix(state: QueryState) -> str:
     """A deterministic one-liner used offline, after broadening, and whenever the model's is rejected."""
     texts = PREFIXES[state.locale]
     page = state.page
+    if page is None or page.total == 0:
+        return explain_empty(state).prefix
     if state.broadened:
         return _broadened_prefix(state)
-    if page is None or page.total == 0:
-        return texts["no_match"]
     if not page.items:
         return texts["no_more"]
+    if clamped(state):
+        assert state.filter is not None
+        key = "clamped_next" if state.offset else "clamped"
+        return texts[key].format(max=state.filter.limit, shown=len(page.items))
     if state.lock.explicit == 1:
         return texts["picked_one"]
     if page.total == 1:
@@ -312,36 +332,193 @@ def default_prefix(state: QueryState) -> str:
     return texts["generic"]
 
 
-def _broadened_prefix(state: QueryState) -> str:
-    """Says plainly what the user asked for found nothing, then what is shown instead (its own line)."""
-    texts = PREFIXES[state.locale]
-    said: list[str] = []
-    if "keyword" in state.broadened and state.dropped_keyword:
-        said.append(texts["no_keyword"].format(keyword=state.dropped_keyword))
-    window = state.empty_window
-    if window is not None and window.phrase and not window.overdue:
-        said.append(texts["none_in_window"].format(phrase=window.phrase))
-    elif window is not None and window.overdue:
+def clamped(state: QueryState) -> bool:
+    """The user said more than a page holds ("前五十个") and more than the page shows matched."""
+    page, flt, said = state.page, state.filter, state.lock.explicit
+    if page is None or flt is None or said is None or said <= flt.limit:
+        return False
+    return not page.total_exact or page.total > state.offset + len(page.items)
+
+
+def _said(state: QueryState, locale: Locale, window: TimeWindow | None, *, open_only: bool = False) -> list[str]:
+    """What the user asked for that found nothing: the keyword, then the time said."""
+    texts = PREFIXES[locale]
+    said = []
+    keyword = _asked_keyword(state)
+    if keyword:
+        said.append(texts["no_keyword"].format(keyword=keyword))
+    if window is not None and window.overdue:
         said.append(texts["none_overdue"])
-    found = state.page is not None and state.page.total > 0
-    said = [line for line in said if line]
-    if not found:
-        return "".join(said) or texts["no_match"]
-    if "nearest" in state.broadened:
-        return "".join(said) + "\n" + texts["nearest"]
-    rest = [name for name in state.broadened if name != "keyword"]
-    if said and not rest:
-        return "".join(said) + "\n" + texts["without_keyword"]
-    return texts["broadened"].format(relaxed=relaxed_text(state.broadened, state.locale))
+    elif window is not None and window.phrase:
+        said.append(texts["none_open_in_window" if open_only else "none_in_window"].format(phrase=window.phrase))
+    elif window is not None:
+        said.append(texts["none_in_time"])
+    return said
+
+
+def _broadened_prefix(state: QueryState) -> str:
+    """Says plainly what the user asked for found nothing, then what is shown instead (its own line).
+
+    The last relaxation is the one that found the page: it decides what "instead" is."""
+    texts = PREFIXES[state.locale]
+    last = state.broadened[-1]
+    # Finished tasks inside the window said: the window had nothing open, rather than nothing.
+    inside = last == "include_completed" and "nearest" in state.broadened
+    said = _said(state, state.locale, state.empty_window, open_only=inside) or [texts["none_open"]]
+    if last == "nearest":
+        instead = texts["nearest"]
+    elif last == "keyword":
+        instead = texts["without_keyword"]
+    else:  # "nearest" found nothing, so it does not describe what is shown
+        shown = [name for name in state.broadened if name != "nearest"]
+        instead = texts["instead"].format(relaxed=relaxed_text(shown, state.locale))
+    return "".join(said) + "\n" + instead
+
+
+# --- the empty answer -------------------------------------------------------------------------
+
+EmptyKind = Literal["deadline", "overdue", "keyword", "completed", "created"]
+
+# Which facts explain each kind of empty answer, in the order they are said (texts: EMPTY_FACTS).
+# A keyword question: how many tasks exist at all; "what did I finish": how many were finished;
+# a deadline question: what lies outside the time said (overdue, undated, done, the next deadline).
+_FACTS_BY_KIND: dict[EmptyKind, tuple[str, ...]] = {
+    "deadline": ("all_done", "overdue", "undated", "done_in_window", "next_deadline"),
+    "overdue": ("all_done", "undated", "next_deadline"),
+    "keyword": ("tasks_total",),
+    "completed": ("done_total",),
+    "created": ("tasks_total",),
+}
+_HAVE = ("overdue", "undated")  # said together: "你有 2 条逾期，3 条没有截止时间"
+
+# The nearest useful follow-up, first that applies (texts: EMPTY_OFFERS); none: the generic hint.
+_OFFERS: tuple[tuple[str, Callable[[TaskFacts, EmptyKind], bool]], ...] = (
+    ("no_tasks", lambda facts, kind: facts.total == 0),
+    ("see_overdue", lambda facts, kind: facts.overdue > 0 and kind == "deadline"),
+    ("see_undated", lambda facts, kind: facts.undated > 0 and kind in ("deadline", "overdue")),
+)
+
+
+@dataclass(frozen=True)
+class EmptyExplanation:
+    prefix: str  # what found nothing, and the facts that explain it
+    hint: str | None  # the follow-up offered on the next line (None: the generic hint)
+    reason: str  # reflect's verdict in the stage stream (always Chinese, like every stage line)
+
+
+def _asked_keyword(state: QueryState) -> str | None:
+    return state.dropped_keyword or (state.filter.keyword if state.filter is not None else None)
+
+
+def _asked_window(state: QueryState) -> TimeWindow | None:
+    """The time the user said: kept aside by broadening, or still in force."""
+    return state.empty_window or state.window
+
+
+def empty_kind(state: QueryState) -> EmptyKind:
+    if _asked_keyword(state):
+        return "keyword"
+    flt = state.filter
+    if flt is not None and flt.time_field != "deadline":
+        return flt.time_field
+    window = _asked_window(state)
+    return "overdue" if window is not None and window.overdue else "deadline"
+
+
+def facts_window(state: QueryState) -> tuple[datetime | None, datetime | None]:
+    """The deadline window "done in it" and "the next deadline after it" refer to."""
+    window = _asked_window(state)
+    if window is None or empty_kind(state) != "deadline":
+        return None, None
+    return window.start, window.end
+
+
+async def read_facts(state: QueryState, turn: Turn) -> TaskFacts:
+    start, end = facts_window(state)
+    return await _read(
+        turn,
+        lambda session: task_facts(session, turn.user_id, now=state.now, window_start=start, window_end=end),
+    )
+
+
+def _fact_clauses(state: QueryState, facts: TaskFacts, locale: Locale) -> list[str]:
+    texts = EMPTY_FACTS[locale]
+    values: dict[str, int | datetime | None] = {
+        "all_done": facts.done if facts.open == 0 else 0,
+        "overdue": facts.overdue,
+        "undated": facts.undated,
+        "done_in_window": facts.done_in_window,
+        "next_deadline": facts.next_deadline,
+        "tasks_total": facts.total,
+        "done_total": facts.done,
+    }
+    clauses: list[str] = []
+    have: list[str] = []
+    for name in _FACTS_BY_KIND[empty_kind(state)]:
+        value = values[name]
+        if not value:  # a zero is not worth saying; "no tasks at all" is the offer's to say
+            continue
+        if isinstance(value, datetime):
+            clauses.append(texts[name].format(day=format_day(value, state.tz, state.now, locale)))
+            continue
+        if name in _HAVE and not have:
+            clauses.append("")  # where the shared "have" clause goes, filled in below
+        (have if name in _HAVE else clauses).append(texts[name].format(n=facts.label(value)))
+    joined = texts["have"].format(items=texts["item_joiner"].join(have))
+    return [clause or joined for clause in clauses]
+
+
+def _empty_line(state: QueryState, locale: Locale) -> str:
+    said = "".join(_said(state, locale, _asked_window(state))) or PREFIXES[locale]["no_match"]
+    clauses = _fact_clauses(state, state.facts, locale) if state.facts is not None else []
+    if not clauses:  # no facts read: say nothing more rather than guess
+        return said
+    texts = EMPTY_FACTS[locale]
+    return said.rstrip(" 。.") + texts["joiner"] + texts["joiner"].join(clauses) + texts["end"]
+
+
+def explain_empty(state: QueryState) -> EmptyExplanation:
+    """Why nothing matched, from the facts the store counted (``state.facts``), and what to ask next."""
+    kind, facts = empty_kind(state), state.facts
+    offer = None
+    if facts is not None:
+        offer = next((name for name, applies in _OFFERS if applies(facts, kind)), None)
+    hint = EMPTY_OFFERS[state.locale][offer] if offer else None
+    reason = "没有匹配：" + _empty_line(state, "zh").rstrip("。")
+    if offer == "no_tasks":
+        reason += "；一条任务都还没有"
+    return EmptyExplanation(_empty_line(state, state.locale), hint, reason)
+
+
+def facts_data(facts: TaskFacts) -> dict[str, object]:
+    """The facts as stage-event data."""
+    data: dict[str, object] = {
+        name: getattr(facts, name) for name in ("open", "done", "overdue", "undated", "done_in_window")
+    }
+    data["next_deadline"] = facts.next_deadline.isoformat() if facts.next_deadline else None
+    return data
 
 
 def offline_reflection(state: QueryState) -> Reflection:
-    return Reflection(satisfied=True, need_retry=False, patch=None, prefix=default_prefix(state))
+    """The rules' verdict. An empty page is not satisfying, but no patch can fix it (broadening
+    already ran, or may not run), so it never asks for a retry; the prefix explains it instead."""
+    empty = state.page is None or state.page.total == 0
+    return Reflection(satisfied=not empty, need_retry=False, patch=None, prefix=default_prefix(state))
+
+
+def verdict_line(state: QueryState, reflection: Reflection) -> str:
+    """Reflect's line in the stage stream: why nothing matched, when nothing did."""
+    if reflection.need_retry:
+        return "建议重试"
+    return state.verdict or "满意"
 
 
 async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
     assert state.plan is not None and state.page is not None
     plan, page = state.plan, state.page
+    empty = page.total == 0
+    # Only here: a normal answer never pays for the facts (and a retry's page drops stale ones).
+    state.facts = await read_facts(state, turn) if empty else None
     reflection = await run_structured(
         REFLECT,
         lambda: reflect_prompt(
@@ -358,8 +535,14 @@ async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
         offline=lambda: offline_reflection(state),
         instructions=lambda: context_lines(state.now, state.tz, state.locale),
     )
-    if state.broadened:
-        # The model's line would describe the original question; only code knows what was relaxed.
+    state.hint = state.verdict = None
+    if empty:
+        # Only code knows the counts that explain it; a model's line could guess a number.
+        explanation = explain_empty(state)
+        state.prefix, state.hint, state.verdict = explanation.prefix, explanation.hint, explanation.reason
+    elif state.broadened or clamped(state):
+        # The model's line would describe the original question (or the count said); only code
+        # knows what was relaxed, and that the page was cut to its maximum.
         state.prefix = default_prefix(state)
     else:
         titles = [item.title for item in state.page.items]

@@ -647,3 +647,77 @@ def test_the_deepest_page_counts_past_32_bits(session: Session) -> None:
     for sort_by in ("deadline", "priority"):
         page = _q(session, uid, offset=2**31 - 1, limit=200, include_completed=True, sort_by=sort_by)
         assert (page.total, page.total_exact, page.items) == (1, True, [])
+
+
+# ---------------------------------------------------------------------------------------------
+# task_facts: what explains an empty answer
+
+
+@pytest.fixture
+def facts_user(session: Session) -> int:
+    """Open: 2 overdue, 3 without a deadline, 2 due later; done: 2 due in the window, 1 outside."""
+    uid = _user(session)
+    other = _user(session, "bob")
+    _add(session, uid, "overdue a", 1, deadline=NOW - 2 * DAY)
+    _add(session, uid, "overdue b", 3, deadline=NOW - DAY)
+    for title in ("undated a", "undated b", "undated c"):
+        _add(session, uid, title, 2)
+    _add(session, uid, "due later", 2, deadline=NOW + 10 * DAY)
+    _add(session, uid, "due soon", 4, deadline=NOW + 3 * DAY)
+    _add(session, uid, "done in window", 1, deadline=NOW + DAY, completed_at=NOW - DAY)
+    _add(session, uid, "done in window 2", 2, deadline=NOW + 2 * DAY, completed_at=NOW - DAY)
+    _add(session, uid, "done before", 3, deadline=NOW - 5 * DAY, completed_at=NOW - 6 * DAY)
+    for i in range(4):  # another user's tasks never count
+        _add(session, other, f"bob {i}", 1, deadline=NOW - DAY)
+    return uid
+
+
+def test_task_facts_counts_what_explains_an_empty_answer(session: Session, facts_user: int) -> None:
+    window = (NOW, NOW + 2 * DAY + timedelta(hours=1))  # the next two days: open tasks none
+    facts = store.task_facts(session, facts_user, now=NOW, window_start=window[0], window_end=window[1])
+    assert (facts.open, facts.done, facts.overdue, facts.undated) == (7, 3, 2, 3)
+    assert facts.total == 10
+    assert facts.done_in_window == 2
+    assert facts.next_deadline == NOW + 3 * DAY  # the soonest open deadline after the window
+    assert facts.label(facts.open) == "7"
+
+
+def test_task_facts_without_a_window_looks_after_now(session: Session, facts_user: int) -> None:
+    facts = store.task_facts(session, facts_user, now=NOW)
+    assert facts.next_deadline == NOW + 3 * DAY
+    assert facts.done_in_window == 0  # no window, nothing "in" it
+
+
+def test_task_facts_one_sided_window(session: Session, facts_user: int) -> None:
+    facts = store.task_facts(session, facts_user, now=NOW, window_end=NOW + 5 * DAY)
+    assert facts.done_in_window == 3  # no start: every done task due before the end
+    assert facts.next_deadline == NOW + 10 * DAY
+
+
+def test_task_facts_of_a_user_with_nothing(session: Session) -> None:
+    facts = store.task_facts(session, _user(session, "carol"), now=NOW)
+    assert (facts.total, facts.open, facts.done, facts.overdue, facts.undated) == (0, 0, 0, 0, 0)
+    assert facts.next_deadline is None
+
+
+def test_task_facts_are_capped_like_the_totals(
+    session: Session, facts_user: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(store, "TOTAL_CAP", 4)
+    facts = store.task_facts(session, facts_user, now=NOW)
+    assert facts.open == 5 and facts.label(facts.open) == "4+"  # counting stopped past the cap
+    assert facts.label(facts.overdue) == "2" and facts.label(facts.undated) == "3"
+    assert facts.label(facts.total) == "4+"
+
+
+def test_task_facts_is_one_round_trip(session: Session, facts_user: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = store.fetch
+
+    def counting(conn: Any, prepared: Any, values: Any) -> Any:
+        calls.append(prepared.sql)
+        return real(conn, prepared, values)
+
+    monkeypatch.setattr(store, "fetch", counting)
+    store.task_facts(session, facts_user, now=NOW, window_start=NOW, window_end=NOW + DAY)
+    assert len(calls) == 1

@@ -13,7 +13,8 @@ from pydantic import ValidationError
 
 from core.countlock import CountLock
 from core.llm import ModelHub
-from core.store import TaskFilter, TaskPage, TaskRow
+from core.store import TaskFacts, TaskFilter, TaskPage, TaskRow
+from core.timeanchor import TimeWindow
 from core.trace import Trace
 from core.turn import Turn, TurnConfig
 from support.rows import task_row
@@ -393,11 +394,288 @@ def test_default_prefix_variants() -> None:
     state = make_state()
     state.page = TaskPage(total=1, items=[row("a")])
     assert steps.default_prefix(state) == "只找到这一条："
-    state.broadened = ["time_window", "include_completed"]
-    assert steps.default_prefix(state) == "没有完全符合的，放宽条件（不限时间、含已完成）后找到这些："
+    state.broadened = ["time_window", "include_completed"]  # no keyword and no time said
+    assert steps.default_prefix(state) == "没有未完成的符合条件的任务。\n不限时间、含已完成，找到这些："
     state = make_state()
     state.page = TaskPage(total=0, items=[])
     assert steps.default_prefix(state) == "没有找到符合条件的任务。"
+
+
+# --- broadened pages name what found nothing and what is shown instead -------------------------
+
+
+def broadened_state(
+    broadened: list[str], *, keyword: str | None = None, time: str | None = None, locale: str = "zh"
+) -> QueryState:
+    """A state as broaden leaves it when its last relaxation found 3 tasks."""
+    sentence = "x" if time is None else f"{time}的任务"
+    state = make_state(QueryPlan(time_text=time), sentence=sentence)
+    state.locale = locale  # type: ignore[assignment]
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.broadened, state.dropped_keyword = broadened, keyword
+    if {"time_window", "nearest"} & set(broadened):
+        state.empty_window, state.window = state.window, None
+    state.page = TaskPage(total=3, items=[row("a"), row("b"), row("c")])
+    return state
+
+
+BROADENED = [
+    pytest.param(["keyword"], "发票", None, "没有标题含「发票」的任务。\n不限关键词，找到这些：", id="keyword"),
+    pytest.param(["nearest"], None, "明天", "「明天」没有符合条件的任务。\n这个时间之外，最近的是：", id="nearest"),
+    pytest.param(
+        ["keyword", "nearest"],
+        "发票",
+        "明天",
+        "没有标题含「发票」的任务。「明天」没有符合条件的任务。\n这个时间之外，最近的是：",
+        id="keyword-nearest",
+    ),
+    pytest.param(
+        ["nearest", "include_completed"],
+        None,
+        "明天",
+        "「明天」没有未完成的任务。\n含已完成，找到这些：",  # finished ones inside the window said
+        id="nearest-then-completed-in-window",
+    ),
+    pytest.param(
+        ["keyword", "nearest", "include_completed"],
+        "发票",
+        "明天",
+        "没有标题含「发票」的任务。「明天」没有未完成的任务。\n不限关键词、含已完成，找到这些：",
+        id="keyword-nearest-completed",
+    ),
+    pytest.param(["time_window"], None, "上周", "「上周」没有符合条件的任务。\n不限时间，找到这些：", id="time-window"),
+    pytest.param(
+        ["time_window", "include_completed"],
+        None,
+        "上周",
+        "「上周」没有符合条件的任务。\n不限时间、含已完成，找到这些：",
+        id="time-window-completed",
+    ),
+    pytest.param(
+        ["include_completed"], None, None, "没有未完成的符合条件的任务。\n含已完成，找到这些：", id="completed"
+    ),
+    pytest.param(
+        ["keyword", "include_completed"],
+        "发票",
+        None,
+        "没有标题含「发票」的任务。\n不限关键词、含已完成，找到这些：",
+        id="keyword-completed",
+    ),
+    pytest.param(["nearest"], None, "逾期", "没有逾期的任务。\n这个时间之外，最近的是：", id="overdue-nearest"),
+]
+
+
+@pytest.mark.parametrize(("broadened", "keyword", "time", "expected"), BROADENED)
+def test_broadened_prefix_names_what_found_nothing_and_what_is_shown(
+    broadened: list[str], keyword: str | None, time: str | None, expected: str
+) -> None:
+    prefix = steps.default_prefix(broadened_state(broadened, keyword=keyword, time=time))
+    assert prefix == expected
+    said, instead = prefix.split("\n")
+    assert said and instead  # never an empty line
+
+
+def test_broadened_prefix_without_a_phrase_still_says_the_time_found_nothing() -> None:
+    state = broadened_state(["nearest"])
+    state.empty_window = TimeWindow(start=NOW, end=NOW, phrase="", granularity="span", has_clock_time=False)
+    assert steps.default_prefix(state) == "你说的时间内没有符合条件的任务。\n这个时间之外，最近的是："
+
+
+def test_broadened_prefix_in_english() -> None:
+    state = broadened_state(["keyword", "nearest", "include_completed"], keyword="invoice", time="明天", locale="en")
+    assert steps.default_prefix(state) == (
+        'No task titles contain "invoice". Nothing open for "明天".\nWith any keyword, finished ones included, I found these:'
+    )
+
+
+# --- empty answers explain themselves --------------------------------------------------------------
+
+
+def facts(
+    open_: int = 5,
+    done: int = 1,
+    overdue: int = 2,
+    undated: int = 3,
+    in_window: int = 0,
+    next_deadline: str | None = "2026-12-09 18:00",
+    cap: int = 1000,
+) -> TaskFacts:
+    return TaskFacts(open_, done, overdue, undated, in_window, at(next_deadline) if next_deadline else None, cap)
+
+
+def empty_state(
+    time: str | None = "这周", *, keyword: str | None = None, with_facts: TaskFacts | None = None, locale: str = "zh"
+) -> QueryState:
+    """Nothing matched, after broadening (which keeps the time said aside) or without it."""
+    sentence = f"{time or ''}{keyword or ''}有什么任务"
+    state = make_state(QueryPlan(time_text=time, keyword=keyword), sentence=sentence)
+    state.locale = locale  # type: ignore[assignment]
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.page = TaskPage(total=0, items=[])
+    state.facts = with_facts
+    return state
+
+
+EMPTY = [
+    pytest.param(
+        empty_state(with_facts=facts()),
+        "「这周」没有符合条件的任务；你有 2 条逾期，3 条没有截止时间；下一个截止在 12月9日 周三。",
+        "要看看逾期的吗？",
+        id="week-overdue-undated-next",
+    ),
+    pytest.param(
+        empty_state(with_facts=facts(overdue=0, next_deadline=None)),
+        "「这周」没有符合条件的任务；你有 3 条没有截止时间。",
+        "要看看没有截止时间的吗？",
+        id="week-undated-only",
+    ),
+    pytest.param(
+        empty_state(with_facts=facts(open_=0, done=4, overdue=0, undated=0, in_window=2, next_deadline=None)),
+        "「这周」没有符合条件的任务；你的 4 条任务都已完成；这段时间内截止的 2 条已经完成。",
+        None,
+        id="week-all-done",
+    ),
+    pytest.param(
+        empty_state("逾期", with_facts=facts(overdue=4)),
+        "没有逾期的任务；你有 3 条没有截止时间；下一个截止在 12月9日 周三。",  # never "4 overdue" here
+        "要看看没有截止时间的吗？",
+        id="overdue-kind",
+    ),
+    pytest.param(
+        empty_state(None, keyword="发票", with_facts=facts()),
+        "没有标题含「发票」的任务；你一共有 6 条任务。",
+        None,
+        id="keyword-counts-every-task",
+    ),
+    pytest.param(
+        empty_state(None, with_facts=facts(0, 0, 0, 0, 0, None)),
+        "没有找到符合条件的任务。",
+        "你还没有任何任务，说一句「帮我记一下…」就能加一条。",
+        id="no-tasks-at-all",
+    ),
+    pytest.param(
+        empty_state(with_facts=facts(open_=1001, overdue=1001, undated=0, cap=1000)),
+        "「这周」没有符合条件的任务；你有 1000+ 条逾期；下一个截止在 12月9日 周三。",
+        "要看看逾期的吗？",
+        id="capped-count",
+    ),
+    pytest.param(
+        empty_state(with_facts=None),
+        "「这周」没有符合条件的任务。",  # no facts read: no number guessed
+        None,
+        id="no-facts",
+    ),
+    pytest.param(
+        empty_state(with_facts=facts(), locale="en"),
+        'Nothing matches for "这周"; you have 2 overdue, 3 without a deadline; the next deadline is Wed Dec 9.',
+        "Want to see the overdue ones?",
+        id="english",
+    ),
+    pytest.param(
+        empty_state(None, with_facts=facts(0, 0, 0, 0, 0, None), locale="en"),
+        "No tasks match.",
+        'You have no tasks yet — say "remind me to …" to add one.',
+        id="english-no-tasks",
+    ),
+]
+
+
+@pytest.mark.parametrize(("state", "prefix", "hint"), EMPTY)
+def test_empty_answer_explains_itself(state: QueryState, prefix: str, hint: str | None) -> None:
+    explained = steps.explain_empty(state)
+    assert (explained.prefix, explained.hint) == (prefix, hint)
+    assert steps.default_prefix(state) == prefix
+    assert explained.reason.startswith("没有匹配：") and "\n" not in explained.reason
+
+
+def test_completed_question_counts_what_was_ever_finished() -> None:
+    state = make_state(
+        QueryPlan(time_text="上周", time_field="completed", quadrants=[1]), sentence="上周完成了哪些紧急的"
+    )
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.page, state.facts = TaskPage(total=0, items=[]), facts(done=7)
+    assert steps.empty_kind(state) == "completed"
+    assert steps.facts_window(state) == (None, None)  # "done in it" is about deadlines
+    assert steps.explain_empty(state).prefix == "「上周」没有符合条件的任务；你一共完成过 7 条任务。"
+
+
+def test_facts_window_is_the_deadline_window_said() -> None:
+    state = empty_state()
+    assert state.window is not None
+    assert steps.facts_window(state) == (state.window.start, state.window.end)
+    state.empty_window, state.window = state.window, None  # as broadening leaves it
+    assert steps.facts_window(state) == (state.empty_window.start, state.empty_window.end)
+    assert steps.facts_window(empty_state(None)) == (None, None)
+
+
+def test_offline_reflection_of_an_empty_page_is_unsatisfied_but_never_retries() -> None:
+    state = empty_state(with_facts=facts())
+    reflection = steps.offline_reflection(state)
+    assert (reflection.satisfied, reflection.need_retry, reflection.patch) == (False, False, None)
+    assert reflection.prefix.startswith("「这周」没有符合条件的任务；你有 2 条逾期")
+    full = make_state()
+    full.page = TaskPage(total=3, items=[row("a")])
+    assert steps.offline_reflection(full).satisfied is True
+
+
+async def test_reflect_step_reads_facts_only_on_the_empty_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[QueryState] = []
+
+    async def fake_read(state: QueryState, turn: Turn) -> TaskFacts:
+        reads.append(state)
+        return facts()
+
+    monkeypatch.setattr(steps, "read_facts", fake_read)
+    full = make_state(QueryPlan(time_text="这周"), sentence="这周的任务")
+    steps.time_anchor_step(full, make_turn())
+    full.page = TaskPage(total=3, items=[row("a"), row("b"), row("c")])
+    await steps.reflect_step(full, make_turn())
+    assert reads == [] and full.facts is None and full.verdict is None
+    empty = empty_state()
+    reflection = await steps.reflect_step(empty, make_turn())
+    assert reads == [empty]
+    assert empty.prefix == "「这周」没有符合条件的任务；你有 2 条逾期，3 条没有截止时间；下一个截止在 12月9日 周三。"
+    assert empty.hint == "要看看逾期的吗？"
+    assert empty.verdict is not None and empty.verdict.startswith("没有匹配：「这周」")
+    assert steps.verdict_line(empty, reflection) == empty.verdict
+    assert steps.verdict_line(full, Reflection()) == "满意"
+
+
+# --- a count above the page maximum --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("said", "total", "shown", "offset", "expected"),
+    [
+        (50, 24, 20, 0, "最多一次列 20 条，先给你前 20 条："),
+        (100, 1000, 20, 0, "最多一次列 20 条，先给你前 20 条："),
+        (50, 44, 20, 20, "最多一次列 20 条，先给你接下来的 20 条："),  # "再来五十个"
+        (50, 12, 12, 0, "按你的问题找到这些任务："),  # everything fits: nothing was cut
+        (20, 24, 20, 0, "按你的问题找到这些任务："),  # exactly the maximum: as said
+        (None, 24, 20, 0, "按你的问题找到这些任务："),  # "全部": no count was said
+    ],
+)
+def test_clamped_count_is_said(said: int | None, total: int, shown: int, offset: int, expected: str) -> None:
+    state = make_state(explicit=said, wants_all=said is None)
+    steps.quadrant_step(state)
+    steps.time_anchor_step(state, make_turn())
+    state.offset = offset
+    state.filter = steps.build_filter(state, make_turn())
+    assert state.filter.limit == 20
+    state.page = TaskPage(total=total, items=[row(f"t{i}", task_id=i) for i in range(shown)])
+    assert steps.default_prefix(state) == expected
+    assert steps.clamped(state) is expected.startswith("最多")
+
+
+def test_clamped_count_in_english() -> None:
+    state = make_state(explicit=50)
+    state.locale = "en"
+    steps.time_anchor_step(state, make_turn())
+    state.page = TaskPage(total=30, items=[row(f"t{i}", task_id=i) for i in range(20)])
+    assert steps.default_prefix(state) == "I can list at most 20 at a time; here are the first 20:"
 
 
 # --- rendering ---------------------------------------------------------------------------------

@@ -78,6 +78,19 @@ BOB_TASKS: list[tuple[str, int, str | None, dict[str, str]]] = [
 ]
 BOB = "鲍勃"
 
+# Dora has nothing important: her open tasks are easy ones, 2 overdue, 3 without a deadline and one
+# due next Wednesday; she finished one easy task two weeks ago. Her important questions find
+# nothing even after broadening, so the answer explains itself with these facts.
+DORA_TASKS: list[tuple[str, int, str | None, dict[str, str]]] = [
+    ("浇花", 3, "2026-11-27 09:00", {}),  # overdue
+    ("还图书馆的书", 3, "2026-11-28 18:00", {}),  # overdue
+    ("整理照片", 3, None, {}),
+    ("学做面包", 3, None, {}),
+    ("清理邮箱", 3, None, {}),
+    ("买新拖鞋", 3, "2026-12-09 20:00", {}),  # next Wednesday: the next deadline after this week
+    ("寄明信片", 3, "2026-11-16 12:00", {"completed_at": "2026-11-15 10:00"}),  # two weeks ago
+]
+
 
 def seed(h: Any) -> Any:
     """Alice's tasks with one of Bob's after every fourth, so the two users' ids interleave."""
@@ -93,6 +106,8 @@ def seed(h: Any) -> Any:
             add(other, "bob")
     for other in bob:
         add(other, "bob")
+    for task in DORA_TASKS:
+        add(task, "dora")
     return h
 
 
@@ -327,8 +342,32 @@ SCENARIOS = [
         id="count-sa-simple",
     ),
     pytest.param(
-        Scenario("给我30个任务", Expect(20, 24, lock=30, limit=20, extra=tail_says(4, offers_all=False))),
+        Scenario(
+            "给我30个任务",
+            Expect(
+                20,
+                24,
+                lock=30,
+                limit=20,
+                prefix="最多一次列 20 条，先给你前 20 条：",
+                extra=tail_says(4, offers_all=False),
+            ),
+        ),
         id="count-above-max-clamped",
+    ),
+    pytest.param(
+        Scenario(
+            "前五十个任务",
+            Expect(
+                20,
+                24,
+                lock=50,
+                limit=20,
+                prefix="最多一次列 20 条，先给你前 20 条：",
+                extra=tail_says(4, offers_all=False),
+            ),
+        ),
+        id="count-clamp-50-to-20",
     ),
     # --- numbers that are not counts (must not lock) ---------------------------------------------
     pytest.param(
@@ -666,6 +705,92 @@ SCENARIOS = [
         ),
         id="no-result-new-user",
     ),
+    # --- empty answers explain themselves from counts the store computed -------------------------
+    pytest.param(
+        Scenario(
+            "这周有什么重要的要交",
+            Expect(
+                0,
+                quadrants=[1, 2],
+                broadened=("nearest", "include_completed"),
+                prefix="「这周」没有符合条件的任务；你有 2 条逾期，3 条没有截止时间；下一个截止在 12月9日 周三。",
+                extra=lambda answer: assert_second_line(answer, "要看看逾期的吗？"),
+            ),
+            user="dora",
+        ),
+        id="empty-week-with-overdue-and-undated",
+    ),
+    pytest.param(
+        Scenario(
+            "和发票有关的重要任务",
+            Expect(
+                0,
+                quadrants=[1, 2],
+                broadened=("keyword", "include_completed"),
+                prefix="没有标题含「发票」的任务；你一共有 7 条任务。",
+                extra=lambda answer: assert_second_line(answer, "可以换个说法，或者问问「全部任务」。"),
+            ),
+            user="dora",
+        ),
+        id="empty-keyword",
+    ),
+    pytest.param(
+        Scenario(
+            "我还有哪些任务",
+            Expect(
+                0,
+                broadened=("include_completed",),
+                prefix="没有找到符合条件的任务。",
+                extra=lambda answer: assert_second_line(answer, "你还没有任何任务，说一句「帮我记一下…」就能加一条。"),
+            ),
+            user="erin",
+        ),
+        id="empty-no-tasks-at-all",
+    ),
+    pytest.param(
+        Scenario(
+            "上周完成了哪些重要的",
+            Expect(
+                0,
+                quadrants=[1, 2],
+                time_field="completed",
+                broadened=("time_window",),
+                prefix="「上周」没有符合条件的任务；你一共完成过 1 条任务。",
+            ),
+            user="dora",
+        ),
+        id="empty-completed-in-window",
+    ),
+    pytest.param(
+        Scenario(
+            "上周完成了哪些",
+            Expect(
+                1,
+                first="寄明信片",
+                time_field="completed",
+                broadened=("time_window",),
+                prefix="「上周」没有符合条件的任务。",
+                extra=lambda answer: assert_second_line(answer, "不限时间，找到这些："),
+            ),
+            user="dora",
+        ),
+        id="broaden-completed-drops-the-window",
+    ),
+    pytest.param(
+        Scenario(
+            "any important tasks due this week?",
+            Expect(
+                0,
+                quadrants=[1, 2],
+                broadened=("nearest", "include_completed"),
+                prefix='Nothing matches for "this week"; you have 2 overdue, 3 without a deadline; '
+                "the next deadline is Wed Dec 9.",
+                extra=lambda answer: assert_second_line(answer, "Want to see the overdue ones?"),
+            ),
+            user="dora",
+        ),
+        id="empty-english",
+    ),
     # --- follow-ups -------------------------------------------------------------------------------
     pytest.param(
         Scenario(
@@ -780,11 +905,108 @@ async def test_scenario(seeded: Any, sc: Scenario, snapshot: Any) -> None:
         history += [("user", question), ("assistant", previous.content)]
     answer = await seeded.ask(sc.message, user=sc.user, history=history)
     check(answer, sc)
+    if not list_lines(answer.visible):
+        # An empty answer is not satisfying, but nothing can fix it: the verdict says why, no retry.
+        verdict = event(answer, "reflect")
+        assert verdict.message.startswith("没有匹配：")
+        assert (verdict.data["satisfied"], verdict.data["need_retry"]) == (False, False)
     assert answer.snapshot() == snapshot
 
 
 def test_enough_scenarios() -> None:
     assert len(SCENARIOS) >= 40
+
+
+async def test_clamped_count_then_more_continues(seeded: Any, snapshot: Any) -> None:
+    """ "前五十个" shows the page maximum and says so; "还有吗" shows the rest after it, uncut."""
+    first = await seeded.ask("前五十个任务")
+    assert event(first, "plan").data["explicit_limit"] == 50  # the count as said
+    assert event(first, "time_anchor").data["limit"] == 20  # the page as it can be
+    assert first.visible.splitlines()[0] == "最多一次列 20 条，先给你前 20 条："
+    assert header_counts(first.visible) == (20, 24)
+    more = await seeded.ask("还有吗", history=[("user", "前五十个任务"), ("assistant", first.content)])
+    lines = list_lines(more.visible)
+    assert [line.number for line in lines] == list(range(21, 25))
+    assert not set(titles_of(more)) & set(titles_of(first))
+    assert more.visible.splitlines()[0] == "按你的问题找到这些任务："  # nothing cut this time
+    assert more.snapshot() == snapshot
+
+
+async def test_clamped_count_in_english(seeded: Any, snapshot: Any) -> None:
+    answer = await seeded.ask("give me 50 tasks")
+    assert event(answer, "plan").data["explicit_limit"] == 50
+    assert event(answer, "time_anchor").data["limit"] == 20
+    lines = answer.visible.splitlines()
+    assert lines[:2] == ["I can list at most 20 at a time; here are the first 20:", "Here are 20 tasks (24 matches):"]
+    assert lines[-1] == '4 more not listed — say "4 more" to see them.'
+    assert answer.snapshot() == snapshot
+
+
+async def test_count_within_the_page_says_nothing_about_a_maximum(seeded: Any) -> None:
+    """Asking for more than a page holds matters only when more than a page matched."""
+    answer = await seeded.ask("给我30个简单的任务")  # 8 simple tasks: all of them fit
+    assert event(answer, "time_anchor").data["limit"] == 20
+    assert header_counts(answer.visible) == (8, 8)
+    assert "最多一次" not in answer.visible
+
+
+# Probe tables: many wordings per family, asserting only what each must mean (no snapshots).
+
+CLAMP_PROBES = [
+    ("前五十个任务", 50, "zh"),
+    ("给我100条", 100, "zh"),
+    ("列出前30个任务", 30, "zh"),
+    ("来25个任务看看", 25, "zh"),
+    ("给我40条任务", 40, "zh"),
+    ("top 50", 50, "zh"),
+    ("give me 50 tasks", 50, "en"),
+    ("show me 30 tasks", 30, "en"),
+]
+
+
+@pytest.mark.parametrize(("message", "said", "locale"), CLAMP_PROBES)
+async def test_probe_clamped_counts(seeded: Any, message: str, said: int, locale: str) -> None:
+    answer = await seeded.ask(message)
+    assert answer.action == "task_query"
+    assert event(answer, "plan").data["explicit_limit"] == said  # kept as said
+    assert event(answer, "time_anchor").data["limit"] == 20  # the page maximum
+    first = answer.visible.splitlines()[0]
+    expected = {
+        "zh": "最多一次列 20 条，先给你前 20 条：",
+        "en": "I can list at most 20 at a time; here are the first 20:",
+    }
+    assert first == expected[locale]
+
+
+# Dora has nothing important (see DORA_TASKS): every important question about a deadline finds
+# nothing, even broadened, and the answer says what she does have.
+EMPTY_PROBES = [
+    ("下周有什么重要的任务", "「下周」", "zh"),
+    ("明天要交的重要任务", "「明天」", "zh"),
+    ("本月有哪些重要的事", "「本月」", "zh"),
+    ("今天有什么紧急的", "「今天」", "zh"),
+    ("这周五之前重要的任务", "", "zh"),
+    ("重要的任务有哪些", "", "zh"),
+    ("important tasks for next week", "next week", "en"),
+    ("any urgent tasks today?", "today", "en"),
+]
+
+
+@pytest.mark.parametrize(("message", "phrase", "locale"), EMPTY_PROBES)
+async def test_probe_empty_answers_explain_themselves(seeded: Any, message: str, phrase: str, locale: str) -> None:
+    answer = await seeded.ask(message, user="dora")
+    assert answer.action == "task_query"
+    assert list_lines(answer.visible) == [] and "Here " not in answer.visible
+    first, offer = answer.visible.splitlines()
+    assert phrase in first
+    facts = {"zh": "你有 2 条逾期，3 条没有截止时间", "en": "you have 2 overdue, 3 without a deadline"}
+    offers = {"zh": "要看看逾期的吗？", "en": "Want to see the overdue ones?"}
+    assert facts[locale] in first
+    assert offer == offers[locale]
+    verdict = event(answer, "reflect")
+    assert verdict.message.startswith("没有匹配：") and "逾期" in verdict.message
+    assert verdict.data["facts"]["overdue"] == 2 and verdict.data["need_retry"] is False
+    assert flow(answer).count("reflect") == 1  # no retry loop
 
 
 # ---------------------------------------------------------------------------------------------
@@ -965,7 +1187,7 @@ async def test_no_result_path_filters_the_prefix_too(seeded_with: Callable[..., 
     answer = await ask_with(
         seeded_with, "今天要做什么", user="carol", reflect=reflect_says("以下是：\n1. 交季度报告\n2. 回复客户邮件")
     )
-    assert answer.visible == "「今天」没有符合条件的任务。\n可以换个说法，或者问问「全部任务」。"
+    assert answer.visible == "「今天」没有符合条件的任务。\n你还没有任何任务，说一句「帮我记一下…」就能加一条。"
     assert list_lines(answer.visible) == []
     assert answer.snapshot() == snapshot
 

@@ -10,7 +10,17 @@ from core.store import TaskPage, TaskRow
 from core.turn import HistoryTurn
 from support.rows import task_row
 from taskquery.followup import FollowUp, find_followup
-from taskquery.rendering import PREFIXES, RELAXED_JOINER, RELAXED_LABELS, render_answer, render_list, task_line
+from taskquery.rendering import (
+    EMPTY_FACTS,
+    EMPTY_OFFERS,
+    PREFIXES,
+    RELAXED_JOINER,
+    RELAXED_LABELS,
+    format_day,
+    render_answer,
+    render_list,
+    task_line,
+)
 
 TZ = "Asia/Shanghai"
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=ZoneInfo(TZ))  # Monday
@@ -164,17 +174,44 @@ def test_render_answer_chinese_is_unchanged() -> None:
 
 def test_prefix_tables_fill_in() -> None:
     cases: list[tuple[Locale, str]] = [
-        ("zh", "没有完全符合的，放宽条件（不限时间、含已完成）后找到这些："),
-        ("en", "Nothing matched exactly; with any time, finished ones included I found these:"),
+        ("zh", "不限时间、含已完成，找到这些："),
+        ("en", "With any time, finished ones included, I found these:"),
     ]
     for locale, expected in cases:
         names = ["time_window", "include_completed"]
         relaxed = RELAXED_JOINER[locale].join(RELAXED_LABELS[locale][name] for name in names)
-        assert PREFIXES[locale]["broadened"].format(relaxed=relaxed) == expected
+        assert PREFIXES[locale]["instead"].format(relaxed=relaxed) == expected
     assert PREFIXES["zh"]["phrase"].format(phrase="下周") == "「下周」的任务在这里："
     assert PREFIXES["en"]["phrase"].format(phrase="next week") == 'Tasks for "next week":'
     assert set(PREFIXES["zh"]) == set(PREFIXES["en"])
     assert set(RELAXED_LABELS["zh"]) == set(RELAXED_LABELS["en"])
+
+
+def test_empty_texts_exist_in_both_locales_and_fill_in() -> None:
+    for table in (EMPTY_FACTS, EMPTY_OFFERS):
+        assert set(table["zh"]) == set(table["en"])
+    assert EMPTY_FACTS["zh"]["overdue"].format(n="1000+") == "1000+ 条逾期"
+    assert EMPTY_FACTS["en"]["next_deadline"].format(day="Wed Dec 9") == "the next deadline is Wed Dec 9"
+    assert PREFIXES["zh"]["clamped"].format(max=20, shown=20) == "最多一次列 20 条，先给你前 20 条："
+
+
+def test_format_day_is_the_day_without_the_time() -> None:
+    assert format_day(DUE, TZ) == "12月1日 周二"
+    assert format_day(DUE, TZ, locale="en") == "Tue Dec 1"
+    later = datetime(2027, 1, 5, 10, 0, tzinfo=ZoneInfo(TZ))
+    assert format_day(later, TZ, NOW) == "2027年1月5日 周二"
+    assert format_day(later, TZ, NOW, locale="en") == "Tue Jan 5 2027"
+
+
+def test_empty_answer_offers_its_follow_up_instead_of_the_generic_hint() -> None:
+    empty = TaskPage(total=0, items=[])
+    assert render_answer("「这周」没有符合条件的任务。", empty, TZ, hint="要看看逾期的吗？") == (
+        "「这周」没有符合条件的任务。\n要看看逾期的吗？"
+    )
+    assert render_answer("No tasks match.", empty, TZ, locale="en", hint=None).endswith('ask for "all tasks".')
+    # A hint is for the empty path only: a list keeps its own tail.
+    listed = render_answer("x", TaskPage(total=1, items=rows(1)), TZ, hint="要看看逾期的吗？")
+    assert "要看看逾期的吗" not in listed
 
 
 # --- follow-ups ----------------------------------------------------------------------------------
