@@ -22,7 +22,8 @@ Before matching, idioms are masked (``ALL_IDIOMS`` / ``NEUTRAL_IDIOMS``, tables 
 * neutral — "一起", "一下", "一点", "一些", "一直", "一定", "一般", "一样" (not after a request verb:
   "挑一样" is a count), "一边", "一会儿", "一五一十", "三番五次", "乱七八糟", "一一", "逐一", "一并",
   "万一", "一口气", "一切" (mostly small talk: "一切都好吗"), …, reduplications "一个一个", "一条条" (one by one), and the 一 of "上一个" /
-  "下一个" (a neighbouring item): never a count.
+  "下一个" (a neighbouring item): never a count by themselves — but "下一个任务是什么" / "下一件该做什么"
+  asks for the one item that comes next, an implicit singular (1), unlike "下一个工作日".
 
 Ordinals are items, not counts, and are masked too: "第二个", "第三条", "第10个", "倒数第二个",
 "最后一个", "最后那个", "头一个", "the second one", "the last one", "the second to last task". The first one is reported in
@@ -375,6 +376,10 @@ _EN_SUPERLATIVE = re.compile(
     _I,
 )
 _CLAUSE_END = re.compile(r"[，。,.!！?？；;\n]")
+# "下一个任务是什么" / "下一件该做什么": the one item that comes next (not "下一个工作日" / "下一个节日").
+_NEXT_ONE = re.compile(
+    rf"下\s*[一{_FILLER}]\s*(?:个|件|条|项|桩)(?=\s*(?:任务|待办|事|活|要做|该做|做什么|干什么|干啥|是什么|是啥|呢|$|[？?]))"
+)
 
 # --- ordinals -------------------------------------------------------------------------------------
 _CN_ORDINAL = re.compile(
@@ -530,6 +535,8 @@ def _implicit_singular(text: str) -> _Hit | None:
     for m in _WHICH_ONE.finditer(text):
         if _SUPERLATIVE.search(_clause(text, m.start(), m.end())):
             return m.start(), m.end(), 1, False
+    if (nxt := _NEXT_ONE.search(text)) is not None:
+        return nxt.start(), nxt.end(), 1, False
     m2 = _EN_WHICH_ONE.search(text)
     if m2 is not None and _EN_SUPERLATIVE.search(text):
         return m2.start(), m2.end(), 1, False

@@ -173,6 +173,9 @@ REFINE_ROWS: list[Row] = [
 
 # Implicit singulars: "which one is the most …", "pick one".
 SINGULAR_ROWS: list[Row] = [
+    ("下一个任务是什么", 1, False),
+    ("下一件该做什么", 1, False),
+    ("下一个要做的呢", 1, False),
     ("哪个最急", 1, False),
     ("哪个任务最难", 1, False),
     ("哪件事最该先做", 1, False),
@@ -201,6 +204,9 @@ SINGULAR_ROWS: list[Row] = [
 
 # Plural questions and neighbours of the singular forms that must not lock.
 NOT_SINGULAR_ROWS: list[Row] = [
+    ("下一个工作日有什么任务", None, False),
+    ("下一个节日前要做完的", None, False),
+    ("下一个月的待办", None, False),
     ("哪些最急", None, False),
     ("哪几个最重要", None, False),
     ("最急的任务有哪些", None, False),
@@ -231,7 +237,6 @@ ORDINAL_ROWS: list[Row] = [
     ("头一个", None, False),
     ("最后那个", None, False),
     ("上一个任务", None, False),
-    ("下一个任务是什么", None, False),
     ("the second to last task", None, False),
 ]
 
