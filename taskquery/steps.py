@@ -199,7 +199,8 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
     start = state.window.start.isoformat() if state.window.start else "不限"
     end = state.window.end.isoformat() if state.window.end else "不限"
     source = "（采用模型给出的时间）" if state.time_source == "model_bounds" else ""
-    return f"「{state.window.phrase}」→ {start} ~ {end}{source}"
+    rule = f"；{state.window.note}" if state.window.note else ""  # the calendar rule used, if any
+    return f"「{state.window.phrase}」→ {start} ~ {end}{source}{rule}"
 
 
 # --- tool_query -------------------------------------------------------------------------------
@@ -550,6 +551,9 @@ async def reflect_step(state: QueryState, turn: Turn) -> Reflection:
         if prefix is not None and (detect_locale(prefix) != state.locale or claims_write(prefix)):
             prefix = None  # the user's language, all of it; and no word of a write that did not happen
         state.prefix = prefix or default_prefix(state)
+    window = state.window or state.empty_window
+    if window is not None and window.caveat:
+        state.prefix = f"{window.caveat}。\n{state.prefix}"  # a guessed holiday schedule says so
     return reflection
 
 

@@ -12,6 +12,7 @@ from datetime import date, timedelta
 
 from . import chinacal
 from .point import HOLIDAYS, NTH_WEEKDAY_HOLIDAYS, Point
+from .window import UNPUBLISHED
 
 _WEEKDAYS = "一二三四五六日"
 _ON_THAT_DAY = re.compile(r"(?:那一?天|那日)$")
@@ -22,7 +23,7 @@ def _day(d: date, today: date) -> str:
 
 
 def _unpublished(year: int, how: str) -> str:
-    return f"{year}年的放假安排尚未公布，{how}"
+    return f"{year}年的{UNPUBLISHED}，{how}"
 
 
 def workday_note(label: str, d: date, today: date) -> str:

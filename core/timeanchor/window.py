@@ -25,6 +25,17 @@ class TimeWindow:
     # ("重阳节 → 2027年10月8日（农历九月初九）"); None for ordinary phrases. Not compared.
     note: str | None = field(default=None, compare=False)
 
+    @property
+    def caveat(self) -> str | None:
+        """What the answer must add: the holiday schedule behind the window is not published yet."""
+        if self.note is None or UNPUBLISHED not in self.note:
+            return None
+        return self.note[self.note.rindex("（") + 1 :].rstrip("）")
+
+
+# The words every note uses when a year's holiday schedule is beyond the published data (calnote).
+UNPUBLISHED = "放假安排尚未公布"
+
 
 def deadline_of(window: TimeWindow) -> datetime | None:
     """The deadline a quick note should get from a window.
