@@ -412,3 +412,63 @@ def count_leftover(text: str, phrase: str) -> str:
     """What is left of ``text`` besides the count ``phrase`` and the words around a count."""
     rest = text.replace(phrase, "", 1)
     return COUNT_ONLY_FILLER_RE.sub("", _PARTICLES_RE.sub("", rest))
+
+
+# ---------------------------------------------------------------------------------------------
+# Tasks without a deadline ("没有截止时间的任务", "undated tasks"): read by the query rules (the
+# filter) and the router (it is a task question), so both agree on the words.
+
+_DEADLINE_NOUN = r"(?:(?:截止|截至|到期|完成)(?:时间|日期|日子|日|期限)|期限|ddl|deadline|due ?date)"
+_SET_VERB = r"(?:设置?|设定|定下?|写|填|加|给|安排|标|规定|指定|约定)(?:好|上|过)?"
+# A negation before the deadline noun (but not "有没有截止时间快到的": asking whether one exists),
+# or the noun before a negated setting verb ("截止日期还没定"). The noun must not go on to say
+# when ("没有截止时间在今天的"), and a bare "截止/到期" is left out: "还没截止的" means not yet due.
+_NO_DEADLINE_ZH = (
+    rf"(?<!有)(?:没有|没|无|未|尚未|还没有?|不带|缺少?)(?:{_SET_VERB})?{_DEADLINE_NOUN}"
+    r"(?![快就将马临到在是])|"
+    rf"无截止|{_DEADLINE_NOUN}(?:都|也|还)?(?:没有?|未)(?:{_SET_VERB})"
+)
+_EN_DEADLINE = r"(?:deadlines?|due[ -]dates?|dates?)"
+_NO_DEADLINE_EN = (
+    rf"\b(?:without|with no|w/o|no|missing|lacking)\s+(?:an?\s+|any\s+)?(?:set\s+)?{_EN_DEADLINE}\b|"
+    rf"\b(?:don'?t|doesn'?t|do not|does not)\s+have\s+(?:an?\s+|any\s+)?{_EN_DEADLINE}\b|"
+    r"\bundated\b|\bdeadline-?less\b"
+)
+NO_DEADLINE_RE = re.compile(f"{_NO_DEADLINE_ZH}|{_NO_DEADLINE_EN}", re.IGNORECASE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Answering an offer. An empty task answer may end with a follow-up it offers, on its own line
+# ("要看看逾期的吗？", "Want to see the overdue ones?"; the texts: taskquery.rendering.EMPTY_OFFERS,
+# whose tests keep them matching this pattern). The router recognises such a line here, as it may
+# not import an action; the query action maps the exact text to the question it stands for.
+OFFER_LINE_RE = re.compile(r"^\s*(?:要看看[^\n？?]{1,20}吗[？?]|Want to see the [^\n?]{1,40}\?)\s*$", re.M)
+
+_YES_ZH = (
+    r"(?:要|要的|要啊|要呀|要吧|要看|想看|是|是的|对|好|好的|好啊|好呀|好吧|嗯|嗯嗯|行|行啊|可以|可以啊|当然|"
+    r"来吧|来|看看|看一下|看下|看|给我看看|列出来|麻烦了)"
+)
+_YES_EN = (
+    r"(?:yes|yeah|yep|yup|sure|ok|okay|please|yes please|sure thing|go ahead|show me|show them|"
+    r"let'?s see|why not|of course|please do)"
+)
+_THANKS = r"(?:[，,。.!！\s]*(?:谢谢|多谢|thanks|thank you))?"  # "好的，谢谢": thanks alone is no yes
+_YES_RE = re.compile(
+    rf"^\s*(?:{_YES_ZH}|{_YES_EN})(?:\s*[，,。.!！~～\s]*\s*(?:{_YES_ZH}|{_YES_EN}))*"
+    rf"(?:吧|啊|呀|哈|的)?{_THANKS}\s*[。.!！~～]*\s*$",
+    re.IGNORECASE,
+)
+
+
+def accepts_offer(text: str) -> bool:
+    """A bare yes ("要", "好啊，看看", "yes please"): nothing but words of assent. "不用了", "no",
+    and a yes with something more to it ("好的，帮我记一下…") are not."""
+    return bool(_YES_RE.match(text or ""))
+
+
+def accepted_offer_line(text: str, history_texts: list[tuple[str, str]]) -> str | None:
+    """The offer line a bare yes answers: in the latest message, which must be the assistant's."""
+    if not history_texts or history_texts[-1][0] != "assistant" or not accepts_offer(text):
+        return None
+    lines = OFFER_LINE_RE.findall(history_texts[-1][1])
+    return lines[-1].strip() if lines else None

@@ -63,6 +63,9 @@ class TaskFilter(BaseModel):
     # Also what is overdue (deadline before the window, not completed): "today" means what is left
     # to do today, which includes what should have been done already.
     with_overdue: bool = False
+    # Only tasks without a deadline ("没有截止时间的"): deadline_at IS NULL, a range of
+    # ix_tasks_user_open_deadline (both backends index NULLs).
+    no_deadline: bool = False
     keyword: str | None = None  # case-insensitive literal substring of the title
     sort_by: Literal["deadline", "priority", "id"] = "deadline"
     order: Literal["asc", "desc"] = "asc"
@@ -238,6 +241,8 @@ class _Shape:
     # The title-gram lookup ANDed with the keyword's LIKE/ILIKE: core.titlegrams.KeywordPlan.shape,
     # (number of grams, marked); None: scan the user's titles.
     grams: tuple[int, bool] | None = None
+    # Last and defaulted, so a filter without it has the same shape (and compiled statements) as before.
+    no_deadline: bool = False
 
     @property
     def split(self) -> bool:
@@ -271,6 +276,7 @@ def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = 
         sort_by=flt.sort_by,
         order=flt.order,
         grams=plan.shape if plan is not None else None,
+        no_deadline=flt.no_deadline,
     )
 
 
@@ -301,6 +307,8 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
         conds.append(done.in_([False, True]))
     if shape.only_overdue:
         conds.append(col(Task.deadline_at) < _NOW)
+    if shape.no_deadline:
+        conds.append(col(Task.deadline_at).is_(None))
     if shape.after:
         conds.append(time_col >= _AFTER)
     if shape.before:

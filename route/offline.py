@@ -39,6 +39,14 @@ registered action that declares it (``Action.intent``). Rules, first match wins:
    query (an earlier user turn that routes to query, or an assistant task list) → query (0.88).
    Without such history they stay chat (English ones as 0.7 from rule 1b, so the Chinese rules below never
    read "5 more" as a bare count request).
+   **Answers to an offer** — a bare yes ("要", "好啊，看看", "yes please"; ``core.lexicon.accepts_offer``)
+   right after an assistant message that offered a follow-up query on its own line ("要看看逾期的吗？",
+   "Want to see the overdue ones?"; ``core.lexicon.OFFER_LINE_RE``) → query (0.9), before every other
+   rule ("好的" alone is a greeting). "不用了" / "no" is no yes and stays chat; a yes with no offer right
+   before it is read as before.
+   **Tasks without a deadline** — a chat reading under 0.9 that asks for tasks with no deadline
+   ("无截止时间的", "undated tasks", "tasks without a deadline"; ``core.lexicon.NO_DEADLINE_RE``) → query
+   (0.8): what is left unsaid is which tasks, and only one's own tasks have deadlines here.
 5. **Task questions** — an explicit count or "全部/所有" with a task word, "来一个…任务", "给我点事做",
    "我很闲/有空…做什么", task nouns (任务/待办/安排/日程/事项/ddl) with a question or list word
    (有什么/有哪些/有啥/哪些/什么/几个/多少/吗/列出/看看/查一下/显示), time + "要交什么/要做什么/有什么/截止/
@@ -95,6 +103,8 @@ from core.lexicon import (
     CALENDAR_HINT_RE,
     COLON_MARKERS,
     DONE_VERBS,
+    NO_DEADLINE_RE,
+    accepted_offer_line,
     count_leftover,
     looks_like_english_followup,
     priority_signals,
@@ -682,7 +692,11 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
 def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, float, str]:
     """Routes the latest user message; ``history`` is only used to understand follow-ups."""
     now = _clock()
+    if accepted_offer_line(message or "", [(h.role, h.text or "") for h in history]) is not None:
+        return QUERY, 0.9, "接受上一轮提议的查询"
     action, confidence, reason = _route_single(message, now=now)
+    if action == CHAT and confidence < 0.9 and NO_DEADLINE_RE.search(message or ""):
+        return QUERY, 0.8, "询问没有截止时间的任务"
     if action == CHAT and confidence < 0.9:
         compact = re.sub(r"\s+", "", message or "")
         short_followup = len(compact) <= 20 and _FOLLOWUP_RE.search(compact)

@@ -5,7 +5,8 @@ completion or creation cue, a sort word, a keyword — the rules win. Where they
 model's value is taken only if it is grounded: a time phrase or keyword must occur in what the user
 said (this sentence, or the question a follow-up continues); absolute bounds only for such a phrase
 that code cannot resolve, in the user's timezone when naive and within a sane range of now. Which
-tasks count (time field, completed ones) is the rules' call. Counts never come from a model: the
+tasks count (time field, completed ones, only those without a deadline) is the rules' call, and a
+question about tasks without a deadline takes no deadline window, whoever proposed one. Counts never come from a model: the
 count lock owns them.
 """
 
@@ -54,7 +55,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
     sort_by, order = (rules.sort_by, rules.order)
     if (rules.sort_by, rules.order) == ("deadline", "asc"):
         sort_by, order = proposed.sort_by, proposed.order
-    for name in ("time_field", "include_completed"):
+    for name in ("time_field", "include_completed", "no_deadline"):
         if getattr(proposed, name) != getattr(rules, name):
             notes.append(f"{name} 按你的话定为 {getattr(rules, name)}（模型给的是 {getattr(proposed, name)}）")
     plan = QueryPlan(
@@ -64,6 +65,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         time_before=before,
         time_field=rules.time_field,
         include_completed=rules.include_completed,
+        no_deadline=rules.no_deadline,
         keyword=keyword,
         sort_by=sort_by,
         order=order,
@@ -76,6 +78,11 @@ def _settle_time(
     proposed: QueryPlan, grounds: Grounds, notes: list[str]
 ) -> tuple[str | None, datetime | None, datetime | None, TimeSource | None]:
     rules = grounds.rules
+    if rules.no_deadline and rules.time_field == "deadline":
+        # No deadline window holds a task without a deadline ("截止时间" says which tasks, not when).
+        if proposed.time_text or proposed.time_after or proposed.time_before:
+            notes.append("没有截止时间的任务不按截止时间筛选（忽略了模型给的时间）")
+        return None, None, None, None
     if rules.time_text or rules.time_after or rules.time_before:
         if proposed.time_text and proposed.time_text != rules.time_text:
             notes.append(f"时间按你的原话「{rules.time_text}」换算（模型给的是「{proposed.time_text}」）")

@@ -57,6 +57,7 @@ class TimeAnchor(BaseNode[QueryState, QueryDeps, str]):
                 time_field=flt.time_field,
                 time_after=flt.time_after.isoformat() if flt.time_after else None,
                 time_before=flt.time_before.isoformat() if flt.time_before else None,
+                no_deadline=flt.no_deadline,
                 limit=flt.limit,
             )
         return ToolQuery()

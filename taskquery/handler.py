@@ -60,6 +60,7 @@ async def explain_query(turn: Turn) -> dict[str, Any]:
             "time_after": flt.time_after.isoformat() if flt.time_after else None,
             "time_before": flt.time_before.isoformat() if flt.time_before else None,
             "include_completed": flt.include_completed,
+            "no_deadline": flt.no_deadline,
             "keyword": flt.keyword,
             "sort_by": flt.sort_by,
             "order": flt.order,

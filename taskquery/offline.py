@@ -36,6 +36,11 @@ Rules, in the order they are applied:
   know the phrase). "马上" inside such a phrase is not read as urgency.
 * **colloquial overdue** — "拖了很久/拖了好几天/一直拖着/过了deadline" → ``time_text`` = "逾期" (the
   resolver's overdue word, so the filter is the overdue one: deadline before now, not completed).
+* **no deadline** — "没有截止时间的/还没定截止日期/没设deadline/无截止时间/tasks without a deadline/undated"
+  (``core.lexicon.NO_DEADLINE_RE``) → ``no_deadline``; the phrase is hidden from the resolver and the
+  keyword rules, and a deadline window is dropped (no window holds a task without a deadline). A
+  creation or completion window stays ("最近新建的没有截止时间的"). "截止时间快到的", "没有逾期的",
+  "还没截止的" are not it.
 * **time_field** — ``completed`` for finished work ("完成了/做完的/已完成/搞定了", not "要完成/没完成")
   when a time phrase is present and the sentence is not merely "包括已完成的"; ``created`` for
   "新建/创建/新加/添加的/加的/记的"; else ``deadline``.
@@ -59,7 +64,15 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from core.countlock import extract_count
-from core.lexicon import DONE_VERBS, FREE_TIME_QUESTION_RE, MORE_RE, PrioritySignals, english_words, priority_signals
+from core.lexicon import (
+    DONE_VERBS,
+    FREE_TIME_QUESTION_RE,
+    MORE_RE,
+    NO_DEADLINE_RE,
+    PrioritySignals,
+    english_words,
+    priority_signals,
+)
 from core.timeanchor import TimeWindow, resolve_time
 from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 
@@ -375,6 +388,10 @@ def _safe_resolve(text: str, now: datetime, tz: str, prefer: Prefer) -> TimeWind
         return None
 
 
+def _blank(text: str, phrase: str) -> str:
+    return text.replace(phrase, "，" * len(phrase))
+
+
 def _mask(text: str, span: tuple[int, int] | None, phrase: str | None) -> str:
     """Blanks the count phrase so the time resolver cannot read "前2个" as a date."""
     if span is None or phrase is None:
@@ -398,6 +415,7 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     inclusive = bool(_INCLUSIVE_RE.search(text))
     created = bool(_CREATED_RE.search(text)) and not done
     soon = _SOON_RE.search(text)
+    undated = NO_DEADLINE_RE.search(text)
 
     include_completed = done and not (not_done and not inclusive)
     field: TimeField = "deadline"
@@ -409,6 +427,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
 
     masked = _mask(text, lock.span, lock.phrase) if lock.explicit is not None else text
     masked = _free_time_spans(masked, now, tz, prefer)
+    if undated:
+        # "截止时间" names which tasks, not when: hide it from the resolver.
+        masked = _blank(masked, undated.group(0))
     if soon:
         # "快过期" is no overdue phrase: hide it from the resolver and the overdue check.
         masked = masked.replace(soon.group(0), "，" * len(soon.group(0)))
@@ -449,6 +470,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
                 time_text = "快到期"
             time_after = _local(now, tz)
             time_before = _end_of_day(time_after + timedelta(days=SOON_DAYS))
+    if undated and field == "deadline":
+        # No deadline window can hold a task without a deadline.
+        time_text, time_after, time_before = None, None, None
     if time_text is None and field == "completed":
         # "完成了的任务": no completion window, just include finished ones.
         field = "deadline"
@@ -470,7 +494,8 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         time_before=time_before,
         time_field=field,
         include_completed=include_completed,
-        keyword=_keyword(text, now, tz),
+        no_deadline=undated is not None,
+        keyword=_keyword(_blank(text, undated.group(0)) if undated else text, now, tz),
         sort_by=sort_by,
         order=order,
         limit=lock.explicit,
@@ -508,6 +533,12 @@ def merge_followup(previous: QueryPlan, sentence: str, now: datetime, tz: str = 
         merged.quadrants = quadrants
     if cur.keyword is not None:
         merged.keyword = cur.keyword
+    if cur.no_deadline:
+        merged.no_deadline = True
+        if merged.time_field == "deadline":
+            merged.time_text = merged.time_after = merged.time_before = None
+    elif cur.time_text is not None and cur.time_field == "deadline":
+        merged.no_deadline = False  # "那下周的呢": dated tasks again
     if cur.include_completed:
         merged.include_completed = True
     if (cur.sort_by, cur.order) != ("deadline", "asc"):

@@ -39,6 +39,10 @@ class QueryPlan(BaseModel):
         "created ('最近新建的').",
     )
     include_completed: bool = Field(default=False, description="Include completed tasks.")
+    no_deadline: bool = Field(
+        default=False,
+        description="Only tasks that have no deadline ('没有截止时间的', 'tasks without a deadline').",
+    )
     keyword: str | None = Field(default=None, description="A word the task title must contain, if any.")
     sort_by: SortBy = "deadline"
     order: Order = "asc"

@@ -28,6 +28,9 @@ Guidance:
 - time_field: "deadline" by default; "completed" for what was finished ("上周完成了哪些");
   "created" for what was added ("最近新建的").
 - include_completed: true only when the user asks about finished tasks.
+- no_deadline: true only when the user asks for tasks that have no deadline ("没有截止时间的",
+  "还没定截止日期的", "undated tasks"); then there is no deadline time_text. "截止时间快到的" and
+  "没有逾期的" are not about it.
 - keyword: a word from the user's sentence the title must contain, only if the user names a topic
   ("和合同相关的" → 合同).
 - sort_by: "deadline" (default), "priority" for "最重要/最紧急", "id" for newest/oldest.

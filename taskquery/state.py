@@ -33,7 +33,7 @@ class QueryState:
     page: TaskPage | None = None
     offset: int = 0  # tasks already shown by the previous answer ("再来两个")
     words: str = ""  # the user's words the plan rests on (this sentence, and what it continues)
-    continued: str | None = None  # a follow-up continued the previous query: "carried" | "prose"
+    continued: str | None = None  # a follow-up continued the previous query: "carried" | "prose" | "offer"
     retries: int = 0
     broadened: list[str] = field(default_factory=list)
     empty_window: TimeWindow | None = None  # the window the user said, which had nothing (see broaden)

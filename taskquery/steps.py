@@ -23,6 +23,7 @@ from core.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
 from taskquery.carried import MAX_WORDS, CarriedQuery, carried_query
 from taskquery.followup import find_followup, looks_like_followup
+from taskquery.offers import accepted_offer
 from taskquery.offline import MORE_RE, merge_followup, offline_plan, offline_plan_followup
 from taskquery.plan import QueryPlan, prefer_for
 from taskquery.prompts import PLAN_INSTRUCTIONS, REFLECT_INSTRUCTIONS, context_lines, plan_prompt, reflect_prompt
@@ -68,9 +69,18 @@ def _reading(state: QueryState, turn: Turn) -> tuple[QueryPlan, str, int, str | 
 
 
 async def plan_step(state: QueryState, turn: Turn) -> str:
-    """One model call proposes the plan; code reads the count and settles the plan against the words."""
+    """One model call proposes the plan; code reads the count and settles the plan against the words.
+
+    A bare yes to the follow-up the previous (empty) answer offered is the offered question, in
+    the offer's language: every step after this one reads that question, as if the user had typed it.
+    """
+    offer = accepted_offer(state.sentence, turn.history)
+    if offer is not None:
+        state.sentence, state.locale = offer.question, offer.locale
     state.lock = extract_count(state.sentence)
     rules, state.words, state.offset, state.continued = _reading(state, turn)
+    if offer is not None:
+        state.continued = "offer"
     state.grounds = Grounds(state.words, rules, state.lock, state.now, state.tz)
     history = [(h.role, h.text) for h in turn.history]
     proposed = await run_structured(
@@ -163,6 +173,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
         quadrants=state.quadrants,
         time_field=plan.time_field,
         include_completed=include_completed,
+        no_deadline=plan.no_deadline,
         keyword=(plan.keyword or "").strip() or None,
         sort_by=plan.sort_by,
         order=plan.order,
@@ -193,7 +204,7 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
     state.window = anchor_window(state.plan, state.now, state.tz)
     state.filter = build_filter(state, turn)
     if state.window is None:
-        return "没有时间限制"
+        return "只看没有截止时间的任务" if state.filter.no_deadline else "没有时间限制"
     if state.window.overdue:
         return "逾期：截止时间早于现在且未完成"
     start = state.window.start.isoformat() if state.window.start else "不限"
@@ -324,6 +335,8 @@ def default_prefix(state: QueryState) -> str:
         return texts[key].format(max=state.filter.limit, shown=len(page.items))
     if state.lock.explicit == 1:
         return texts["picked_one"]
+    if state.filter is not None and state.filter.no_deadline and state.filter.time_field == "deadline":
+        return texts["undated"]  # says which tasks these are, one or many
     if page.total == 1:
         # Only one match: nothing was picked, so don't say "挑了一个".
         return texts["only_one"]
@@ -348,6 +361,8 @@ def _said(state: QueryState, locale: Locale, window: TimeWindow | None, *, open_
     keyword = _asked_keyword(state)
     if keyword:
         said.append(texts["no_keyword"].format(keyword=keyword))
+    if state.filter is not None and state.filter.no_deadline:
+        said.append(texts["none_undated"])
     if window is not None and window.overdue:
         said.append(texts["none_overdue"])
     elif window is not None and window.phrase:
@@ -378,7 +393,7 @@ def _broadened_prefix(state: QueryState) -> str:
 
 # --- the empty answer -------------------------------------------------------------------------
 
-EmptyKind = Literal["deadline", "overdue", "keyword", "completed", "created"]
+EmptyKind = Literal["deadline", "overdue", "undated", "keyword", "completed", "created"]
 
 # Which facts explain each kind of empty answer, in the order they are said (texts: EMPTY_FACTS).
 # A keyword question: how many tasks exist at all; "what did I finish": how many were finished;
@@ -386,6 +401,7 @@ EmptyKind = Literal["deadline", "overdue", "keyword", "completed", "created"]
 _FACTS_BY_KIND: dict[EmptyKind, tuple[str, ...]] = {
     "deadline": ("all_done", "overdue", "undated", "done_in_window", "next_deadline"),
     "overdue": ("all_done", "undated", "next_deadline"),
+    "undated": ("all_done", "overdue", "next_deadline"),
     "keyword": ("tasks_total",),
     "completed": ("done_total",),
     "created": ("tasks_total",),
@@ -395,7 +411,7 @@ _HAVE = ("overdue", "undated")  # said together: "你有 2 条逾期，3 条没�
 # The nearest useful follow-up, first that applies (texts: EMPTY_OFFERS); none: the generic hint.
 _OFFERS: tuple[tuple[str, Callable[[TaskFacts, EmptyKind], bool]], ...] = (
     ("no_tasks", lambda facts, kind: facts.total == 0),
-    ("see_overdue", lambda facts, kind: facts.overdue > 0 and kind == "deadline"),
+    ("see_overdue", lambda facts, kind: facts.overdue > 0 and kind in ("deadline", "undated")),
     ("see_undated", lambda facts, kind: facts.undated > 0 and kind in ("deadline", "overdue")),
 )
 
@@ -422,6 +438,8 @@ def empty_kind(state: QueryState) -> EmptyKind:
     flt = state.filter
     if flt is not None and flt.time_field != "deadline":
         return flt.time_field
+    if flt is not None and flt.no_deadline:
+        return "undated"
     window = _asked_window(state)
     return "overdue" if window is not None and window.overdue else "deadline"
 

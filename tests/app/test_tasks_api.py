@@ -153,6 +153,14 @@ def seeded(harness: Any, api: tuple[TestClient, dict[str, str]]) -> tuple[TestCl
     return api
 
 
+def test_openapi_documents_the_no_deadline_filter(seeded: tuple[TestClient, dict[str, str]]) -> None:
+    client, _ = seeded
+    params = client.get("/openapi.json").json()["paths"]["/tasks"]["get"]["parameters"]
+    (param,) = [p for p in params if p["name"] == "no_deadline"]
+    assert param["in"] == "query" and param["schema"]["type"] == "boolean" and param["schema"]["default"] is False
+    assert "without a deadline" in param["description"]
+
+
 def test_default_list_is_open_tasks_by_deadline(seeded: tuple[TestClient, dict[str, str]]) -> None:
     client, h = seeded
     r = client.get("/tasks", headers=h)
@@ -166,6 +174,8 @@ def test_filters(seeded: tuple[TestClient, dict[str, str]]) -> None:
     assert listed(client, h, quadrants=[1]) == ["缴电费", "交周报"]
     assert listed(client, h, quadrants=[3, 4]) == ["买猫粮", "整理书架"]
     assert listed(client, h, only_overdue=True) == ["缴电费"]
+    assert listed(client, h, no_deadline=True) == ["读一本书"]
+    assert listed(client, h, no_deadline=True, quadrants=[1]) == []
     assert listed(client, h, keyword="报") == ["交周报"]
     assert listed(client, h, keyword="报", include_completed=True) == ["旧报告", "交周报"]
     window = {"time_after": "2026-12-01T00:00:00+08:00", "time_before": "2026-12-01T23:59:59+08:00"}

@@ -3,6 +3,7 @@ idempotent creation."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
 from collections.abc import Callable
@@ -249,6 +250,8 @@ def _reference(session: Session, user_id: int, flt: TaskFilter, now: datetime = 
             continue
         if flt.only_overdue and (task.deadline_at is None or task.deadline_at >= now):
             continue
+        if flt.no_deadline and task.deadline_at is not None:
+            continue
         if flt.quadrants and eff not in flt.quadrants:
             continue
         value = getattr(task, attr)
@@ -291,6 +294,10 @@ MODES: dict[str, dict[str, Any]] = {
     "overdue": {"only_overdue": True},
     "keyword cjk": {"keyword": "报告", "include_completed": True},
     "keyword ascii": {"keyword": "REVIEW"},
+    "no deadline": {"no_deadline": True},
+    "no deadline, with completed": {"no_deadline": True, "include_completed": True},
+    "no deadline, created window": {"no_deadline": True, "time_field": "created", "time_after": NOW - 4 * DAY},
+    "no deadline, keyword": {"no_deadline": True, "keyword": "报告"},
 }
 
 
@@ -405,6 +412,55 @@ def test_only_overdue(session: Session) -> None:
     assert _titles(_q(session, uid, only_overdue=True)) == ["overdue"]
     # overdue means not completed even when completed tasks are requested
     assert _titles(_q(session, uid, only_overdue=True, include_completed=True)) == ["overdue"]
+
+
+def test_no_deadline(session: Session) -> None:
+    uid = _user(session)
+    _add(session, uid, "overdue", 2, deadline=NOW - DAY)
+    _add(session, uid, "future", 1, deadline=NOW + DAY)
+    _add(session, uid, "undated b", 3)
+    _add(session, uid, "undated a", 1)
+    _add(session, uid, "undated done", 2, completed_at=NOW - DAY)
+    assert _titles(_q(session, uid, no_deadline=True)) == ["undated a", "undated b"]  # group, then id
+    assert _q(session, uid, no_deadline=True).total == 2
+    assert _titles(_q(session, uid, no_deadline=True, include_completed=True)) == [
+        "undated a",
+        "undated done",
+        "undated b",
+    ]
+    assert _titles(_q(session, uid, no_deadline=True, sort_by="priority", order="desc")) == ["undated b", "undated a"]
+    # a deadline window holds no task without a deadline
+    assert _q(session, uid, no_deadline=True, time_after=NOW - 9 * DAY, time_before=NOW + 9 * DAY).total == 0
+    assert _q(session, uid, no_deadline=True, only_overdue=True).total == 0
+
+
+def test_no_deadline_costs_nothing_when_unused() -> None:
+    """The flag is the shape's last, defaulted field: a filter without it keeps its shape and its
+    compiled statements, and only a filter with it says IS NULL."""
+    plain = store._shape(TaskFilter(quadrants=[1, 2]), "sqlite")
+    undated = store._shape(TaskFilter(quadrants=[1, 2], no_deadline=True), "sqlite")
+    assert plain == dataclasses.replace(undated, no_deadline=False)
+    assert "no_deadline" not in {f.name for f in dataclasses.fields(plain)[:-1]}
+
+
+def test_no_deadline_reads_the_deadline_index(session: Session) -> None:
+    uid = _user(session)
+    for i in range(30):
+        _add(session, uid, f"t{i}", 1 + i % 4, deadline=None if i % 3 else NOW + i * DAY)
+    conn = session.connection()
+    if conn.dialect.name != "sqlite":
+        pytest.skip("EXPLAIN QUERY PLAN is SQLite's; PostgreSQL picks by statistics")
+    shape = store._shape(TaskFilter(no_deadline=True), "sqlite")
+    store._connection(conn)
+    for kind in ("count", "page"):
+        prepared = store._prepared(kind, shape)
+        values = {**store._values(TaskFilter(no_deadline=True), uid, NOW, "sqlite"), "cap": 1001}
+        values.update(limit=5, offset=0, window=5)
+        rows = conn.exec_driver_sql("EXPLAIN QUERY PLAN " + prepared.sql, tuple(prepared.args(values))).all()
+        detail = " ".join(str(row[-1]) for row in rows)
+        # SQLite prints "deadline_at IS NULL" as "deadline_at=?": a seek, not a scan of the user's rows
+        assert "ix_tasks_user_open_deadline (user_id=? AND is_completed=? AND deadline_at=?)" in detail, detail
+        assert "SCAN tasks" not in detail, detail
 
 
 def test_deadline_window_is_inclusive_and_timezone_correct(session: Session) -> None:

@@ -613,3 +613,80 @@ def test_timed_imperative_with_priority_remark(message: str, action: str) -> Non
     assert got == action, reason
     if action == "capture":
         assert confidence >= NOTE_THRESHOLD
+
+
+# --- answering an offer, and tasks without a deadline ------------------------------------------
+
+OFFER_HISTORY = [
+    HistoryTurn("user", "这周有什么重要的要交"),
+    HistoryTurn("assistant", "「这周」没有符合条件的任务；你有 2 条逾期。\n要看看逾期的吗？"),
+]
+OFFER_YES = [
+    "要",
+    "好",
+    "好的",
+    "嗯",
+    "行",
+    "可以",
+    "看看",
+    "要的",
+    "好啊，看看",
+    "好的，谢谢",
+    "yes",
+    "sure",
+    "ok",
+    "yes please",
+]
+OFFER_NO = ["不用", "不要", "不用了", "算了吧", "no", "no thanks", "谢谢", "thanks"]
+
+
+@pytest.mark.parametrize("message", OFFER_YES)
+def test_yes_after_an_offer_is_the_offered_query(message: str) -> None:
+    assert offline_route(message, OFFER_HISTORY) == ("query", 0.9, "接受上一轮提议的查询")
+    english = [OFFER_HISTORY[0], HistoryTurn("assistant", "Nothing matches.\nWant to see the ones without a deadline?")]
+    assert offline_route(message, english)[0] == "query"
+
+
+@pytest.mark.parametrize("message", OFFER_YES)
+def test_yes_without_an_offer_right_before_is_read_as_before(message: str) -> None:
+    assert offline_route(message, []) == offline_route(message, NOTE_HISTORY)
+    assert offline_route(message, [])[2] != "接受上一轮提议的查询"
+    older = [*OFFER_HISTORY, HistoryTurn("user", "你好"), HistoryTurn("assistant", "你好！")]
+    assert offline_route(message, older)[2] != "接受上一轮提议的查询"
+    no_query_offer = [HistoryTurn("user", "我还有哪些任务"), HistoryTurn("assistant", "你还没有任何任务。")]
+    assert offline_route(message, no_query_offer)[2] != "接受上一轮提议的查询"
+
+
+@pytest.mark.parametrize("message", OFFER_NO)
+def test_no_after_an_offer_is_chat(message: str) -> None:
+    assert offline_route(message, OFFER_HISTORY)[0] == "chat"
+
+
+NO_DEADLINE_QUESTIONS = [
+    "没有截止时间的任务",
+    "哪些任务还没定截止日期",
+    "没设deadline的待办",
+    "无截止时间的",
+    "看看没有设定到期时间的",
+    "还没写截止日期的事",
+    "哪些事情没给期限",
+    "截止日期还没定的有哪些",
+    "不带ddl的",
+    "没有到期时间的都列出来",
+    "tasks without a deadline",
+    "undated tasks",
+    "anything without a due date?",
+    "tasks with no deadline set",
+    "stuff that doesn't have a due date",
+    "which ones have no deadline?",
+]
+
+
+@pytest.mark.parametrize("message", NO_DEADLINE_QUESTIONS)
+def test_questions_about_tasks_without_a_deadline_are_queries(message: str) -> None:
+    assert offline_route(message, [])[0] == "query"
+
+
+@pytest.mark.parametrize("message", ["截止时间快到的", "没有逾期的吧", "你好", "deadline是什么意思", "没时间"])
+def test_deadline_talk_is_not_made_a_query_by_the_no_deadline_rule(message: str) -> None:
+    assert offline_route(message, [])[2] != "询问没有截止时间的任务"

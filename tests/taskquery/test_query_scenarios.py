@@ -791,6 +791,22 @@ SCENARIOS = [
         ),
         id="empty-english",
     ),
+    # --- the offer an empty answer makes, answered with a bare yes ---------------------------------
+    pytest.param(
+        Scenario(
+            "要",
+            Expect(
+                2,
+                has=("浇花", "还图书馆的书"),
+                lacks=("整理照片", "买新拖鞋"),
+                window="overdue",
+                prefix="「逾期」的任务在这里：",
+            ),
+            user="dora",
+            before=("这周有什么重要的要交",),
+        ),
+        id="offer-yes-lists-the-overdue",
+    ),
     # --- follow-ups -------------------------------------------------------------------------------
     pytest.param(
         Scenario(
