@@ -49,8 +49,11 @@ Count constructions:
   - 俩 / 仨 on their own as a quantity ("仨简单的").
 * implicit singular (only when nothing above matched) — 哪/那 + optional 一 + classifier in a clause
   with a superlative (最…, 先做/先干/先处理, 优先, 首要; not 最近/最后): "哪个最要紧", "最急的那个",
-  "哪一件最重要", "先做哪个"; English "which one/task" with most/first/…est ("which one is most
-  urgent"). Plurals never: "哪些最要紧", "哪几个".
+  "哪一件最重要", "先做哪个"; "哪三个最急" says its number (3); "下一个任务是什么" (1); English
+  "which one/task" with most/first/…est ("which one is most urgent"). Plurals never: "哪些最要紧",
+  "哪几个".
+* a set looked into — N + classifier (+ a task noun) + 里/中/当中 — is never a count while something
+  is picked from it ("前十个里挑一个" → 1); with nothing picked, a strong one is ("前十个里哪些最急" → 10).
 
 Never a count: a classifier followed by a time unit ("前三个月", "两个小时", "一个星期", "3个工作日"),
 a number followed by a time word without classifier ("前两天", "3天内", "下周3", "12月5日", "5号",
@@ -367,7 +370,8 @@ _WEAK_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(rf"(?P<n>{_EN_NUM}){_EN_UNIT_AFTER}\s*{_EN_DESCRIBED}{_EN_TASK_NOUN}(?![a-z])", _I),
 )
 # Implicit singulars: "哪个" / "那个" when the clause asks for the most … one.
-_WHICH_ONE = re.compile(rf"[哪那]\s*一?\s*(?:个|件|条|项|桩)(?!{_TIME_AFTER_CLS})")
+# "哪三个最急" names its number: "which three" (哪几个 stays no count).
+_WHICH_ONE = re.compile(rf"(?:哪\s*(?P<n>{_NUM})?|那\s*一?)\s*(?:个|件|条|项|桩)(?!{_TIME_AFTER_CLS})")
 _SUPERLATIVE = re.compile(r"最(?!近|后|多|少)|先(?:做|干|处理|搞|弄|办|忙)|优先|首要|头号|比较|更(?!新|改)")
 _EN_WHICH_ONE = re.compile(r"(?<![a-z])which\s+(?:one|task|item|to-?do)(?![a-z])", _I)
 _EN_SUPERLATIVE = re.compile(
@@ -502,13 +506,16 @@ def _blocked(text: str, start: int) -> bool:
 _Hit = tuple[int, int, int, bool]  # start, end, count, approximate
 
 
-def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool) -> _Hit | None:
+def _first_match(text: str, patterns: tuple[re.Pattern[str], ...], *, weak: bool, among: bool = False) -> _Hit | None:
     """Earliest (start, end, count, approximate) over all patterns; said numbers before implicit ones,
-    ties go to the longer match."""
+    ties go to the longer match. A count that names the set looked into ("前十个里…") is taken only
+    when ``among`` allows it."""
     best: tuple[tuple[int, int, int], _Hit] | None = None
     for pat in patterns:
         for m in pat.finditer(text):
-            if weak and (_blocked(text, m.start()) or _AMONG_AFTER.match(text, m.end())):
+            if weak and _blocked(text, m.start()):
+                continue
+            if not among and _AMONG_AFTER.match(text, m.end()):
                 continue
             if _NEGATED_TOTAL_AFTER.match(text, m.end()):
                 continue
@@ -531,10 +538,11 @@ def _clause(text: str, start: int, end: int) -> str:
 
 
 def _implicit_singular(text: str) -> _Hit | None:
-    """ "哪个最要紧", "最急的那个", "which one is most urgent" → 1."""
+    """ "哪个最要紧", "最急的那个", "which one is most urgent" → 1; "哪三个最急" → 3."""
     for m in _WHICH_ONE.finditer(text):
-        if _SUPERLATIVE.search(_clause(text, m.start(), m.end())):
-            return m.start(), m.end(), 1, False
+        said = _read_number(m.group("n")) if m.group("n") else None
+        if _SUPERLATIVE.search(_clause(text, m.start(), m.end())) and (said is None or said[0] > 0):
+            return m.start(), m.end(), said[0] if said else 1, False
     if (nxt := _NEXT_ONE.search(text)) is not None:
         return nxt.start(), nxt.end(), 1, False
     m2 = _EN_WHICH_ONE.search(text)
@@ -584,6 +592,8 @@ def extract_count(text: str) -> CountLock:
         _first_match(masked, _STRONG_PATTERNS, weak=False)
         or _first_match(masked, _WEAK_PATTERNS, weak=True)
         or _implicit_singular(masked)
+        # "前十个里哪些最急": with nothing picked from it, the set said is the count.
+        or _first_match(masked, _STRONG_PATTERNS, weak=False, among=True)
     )
     if hit is not None:
         start, end, count, approx = hit

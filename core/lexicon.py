@@ -408,9 +408,15 @@ COUNT_ONLY_FILLER_RE = re.compile(_alternation(COUNT_ONLY_WORDS))
 _PARTICLES_RE = re.compile(r"[帮我你给的呗吧吗呢啊呀嘛一下，,。.!！?？~～\s]")
 
 
+# The set a count picks from ("前十个里挑一个", "这五条中来两个"): words around a count too.
+_AMONG_RE = re.compile(
+    r"(?:前|这|那)?[一二两三四五六七八九十百\d]{1,3}[个条件项](?:任务|待办)?(?:里面|里头|里|当中|之中|中)"
+)
+
+
 def count_leftover(text: str, phrase: str) -> str:
     """What is left of ``text`` besides the count ``phrase`` and the words around a count."""
-    rest = text.replace(phrase, "", 1)
+    rest = _AMONG_RE.sub("", text.replace(phrase, "", 1))
     return COUNT_ONLY_FILLER_RE.sub("", _PARTICLES_RE.sub("", rest))
 
 

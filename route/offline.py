@@ -196,7 +196,8 @@ _NOTE_NOT_ACTION_RE = re.compile(
     r"怎么(?:读|念|写|说|拼|发音)[吗呢啊]?[?？]?$|(?:怎么|如何|能不能|会不会|可以)(?:用|设置)?(?:记录|提醒)功能|记录一下心情"
 )
 _QUESTION_RE = re.compile(
-    r"有什么|有哪些|有啥|有没有|哪些|哪个|哪件|哪一个|什么|几个|几件|几条|多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
+    r"有什么|有哪些|有啥|有没有|哪些|哪个|哪件|哪一个|哪[一二两三四五六七八九十\d]{1,2}[个件条项]|什么|是啥(?!意思)|几个|几件|几条|"
+    r"多少|吗|呢|[?？]|列出|列一下|看看|查一下|查查"
 )
 _TASK_NOUN_RE = re.compile(r"任务|待办|安排|日程|事项|ddl|DDL|deadline|todo|to-do|要做的|要交的|要完成的")
 _LIST_VERB_RE = re.compile(
@@ -422,7 +423,8 @@ _EN_FEATURE_WORDS_RE = re.compile(
 )
 # A count with nothing else but request words ("pick one for me", "just give me two please").
 _EN_COUNT_FILLER_RE = re.compile(
-    r"\b(?:for me|please|pls|just|only|me|tasks?|ones?|items?|then|now|ok(?:ay)?|at random|randomly|so)\b|[?.!,]"
+    r"\b(?:for me|please|pls|just|only|me|tasks?|ones?|items?|then|now|ok(?:ay)?|at random|randomly|so|"
+    r"show|give|list|get|find|pick|choose|send|the)\b|[?.!,]"
 )
 
 

@@ -272,6 +272,12 @@ AMONG_ROWS: list[Row] = [
     ("这五个里哪个最急", 1, False),
     ("五个任务中挑两个", 2, False),
     ("三个任务中午前要交", 3, False),
+    ("前十个里挑一个", 1, False),
+    ("前五条中来两个", 2, False),
+    ("前十个里哪些最急", 10, False),  # nothing picked from the set: the set said is the count
+    ("哪三个最急", 3, False),
+    ("哪两件最重要", 2, False),
+    ("哪几个最急", None, False),
 ]
 
 TABLES: dict[str, list[Row]] = {

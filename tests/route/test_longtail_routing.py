@@ -262,7 +262,31 @@ ROUND_TWO: list[tuple[str, str]] = [
     ("七夕节的由来", "chat"),
 ]
 
-ALL = COLON_MARKERS + CREATE_VERBS + FEATURE_QUESTIONS + COUNT_ONLY + ENGLISH_PRIORITY + CALENDAR + ROUND_TWO
+# Found by a later probe: ordinals with 啥, "which N", English request verbs, a count out of a set.
+ROUND_THREE: list[tuple[str, str]] = [
+    ("第三个任务是啥", "query"),
+    ("倒数第一个待办是啥", "query"),
+    ("show me the top 3", "query"),
+    ("give me the first two", "query"),
+    ("哪两个最重要", "query"),
+    ("哪三件最急", "query"),
+    ("前十个里挑一个", "query"),
+    ("这五条中来两个", "query"),
+    ("任务管理是啥意思", "chat"),
+    ("这是啥", "chat"),
+    ("show me the way", "chat"),
+]
+
+ALL = (
+    ROUND_THREE
+    + COLON_MARKERS
+    + CREATE_VERBS
+    + FEATURE_QUESTIONS
+    + COUNT_ONLY
+    + ENGLISH_PRIORITY
+    + CALENDAR
+    + ROUND_TWO
+)
 
 
 def test_probe_table_is_large_enough() -> None:
