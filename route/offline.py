@@ -392,7 +392,7 @@ _EN_QUERY_RE = re.compile(
     rf"^{_EN_TASK_NOUN} (?:for|due|on|this|next|today|tomorrow|by|before)\b|"
     rf"\b(?:what'?s|what is|what are|anything|something|is anything|what do i have) (?:\w+ )?due\b|"
     rf"\bdue (?:today|tomorrow|tonight|this|next|by|before|on|soon)\b|"
-    rf"\bwhat (?:did|have) i (?:finish|finished|complete|completed|accomplish|accomplished|get done|got done)\b|"
+    rf"\bwhat (?:did|have) (?:i|we) (?:do|finish|finished|complete|completed|accomplish|accomplished|get done|got done)\b|"
     rf"\bwhat (?:did|have) i (?:do|done) {_EN_TIME}\b|"
     rf"\bwhat (?:do|should|must) i (?:still )?(?:have to |need to )?(?:do|work on|finish)(?: {_EN_TIME}| first| next)?\s*\??$|"
     rf"\bwhat'?s (?:on )?my (?:plate|agenda|schedule|list)\b|\bam i (?:busy|free) {_EN_TIME}\b|"

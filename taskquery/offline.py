@@ -161,7 +161,10 @@ def english_quadrants(sentence: str) -> list[int] | None:
 _NOT_DONE_RE = re.compile(r"(?:没|未|还没|还没有|没有|尚未)(?:完成|做完|搞定|干完|办完|弄完|做|办|处理)|待完成|未完成")
 _DONE_RE = re.compile(
     r"(?:已经|已)(?:完成|做完|搞定|干完|办完|弄完|处理)|(?:完成|做完|搞定|干完|办完|弄完|结束|处理完)(?:了|的|过)|"
-    r"做过的|finished|completed|(?<![a-z])done(?![a-z])",
+    r"做过的|finished|completed|(?<![a-z])done(?![a-z])|"
+    # "what did I finish yesterday", "what did we get done", "have I completed anything"
+    r"(?<![a-z])(?:did\s+(?:i|we)\s+(?:finish|complete|get\s+done|wrap\s+up|knock\s+out|do)|"
+    r"have\s+(?:i|we)\s+(?:finished|completed))(?![a-z])",
     re.IGNORECASE,
 )
 _DONE_BLOCK_BEFORE = (

@@ -491,6 +491,7 @@ FORMER_MISROUTES: list[tuple[str, str]] = [
     ("anything due this weekend", "query"),
     ("tasks for tomorrow morning", "query"),
     ("what did I finish yesterday", "query"),
+    ("what did we get done last week", "query"),
     # notes
     ("要记得明晚8点给妈妈打电话", "capture"),
     ("要记得下周一早上9点半开例会", "capture"),

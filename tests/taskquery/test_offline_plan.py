@@ -198,6 +198,11 @@ FIELDS: list[tuple[str, str, bool]] = [
     ("昨天新加了哪些任务", "created", False),
     ("这周的任务，包括已完成的", "deadline", True),
     ("下周三之前的任务", "deadline", False),
+    ("what did I finish yesterday", "completed", True),
+    ("what did we get done last week", "completed", True),
+    ("what did I do yesterday", "completed", True),
+    ("what do I have to do tomorrow", "deadline", False),
+    ("what do I need to finish by Friday", "deadline", False),
 ]
 
 
