@@ -1,4 +1,4 @@
-"""The `suikou` command line: serve, ask, explain, demo, apikey.
+"""The `suikou` command line: serve, ask, explain, demo, mcp, apikey.
 
 Start-up time matters here (`suikou ask` is a whole process per question), so each command
 imports what it needs inside its function: `ask` loads neither the web app (FastAPI) nor alembic
@@ -208,6 +208,27 @@ def demo(
         typer.echo(f"Added {added} demo tasks for user {user!r} in {settings.database_url}")
     else:
         typer.echo(f"User {user!r} already has tasks; nothing added.")
+
+
+@cli.command()
+def mcp(
+    user: Annotated[str, typer.Option(help="Act as this user (created if missing).")] = "local",
+    tz: TzOption = None,
+) -> None:
+    """Serve the MCP tools over stdio, as USER (for Claude Desktop, Cursor, Cherry Studio)."""
+    # stdout is the protocol: this command prints nothing (the SDK logs to stderr).
+    from app.mcp_server import CALLER, make_mcp
+    from core.accounts import ensure_user
+
+    settings = get_settings()
+    zone = tz or settings.timezone
+    with _service(settings) as state:
+        with state.session() as session:
+            user_id = ensure_user(session, user).id
+            session.commit()
+        server = make_mcp(lambda: state, default_tz=zone)
+        CALLER.set(user_id)  # before run: anyio.run copies this context into the server's tasks
+        server.run("stdio")
 
 
 def _keyless_mode_ends_warning(user: str) -> str:

@@ -50,7 +50,11 @@ async def get_current_user(
     state: StateDep, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)]
 ) -> User:
     """Bearer key → user, remembered briefly (app/keycache.py), so most requests do no auth I/O."""
-    key = credentials.credentials.strip() if credentials else ""
+    return await user_for_key(state, credentials.credentials.strip() if credentials else "")
+
+
+async def user_for_key(state: AppState, key: str) -> User:
+    """The user of a Bearer key ("" for none), or `Unauthorized`: the REST API's rule, also /mcp's."""
     user = state.key_cache.get(key)
     if user is None:
         user = await anyio.to_thread.run_sync(_user_for_key, state, key)

@@ -132,7 +132,7 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 _LOCATIONS = frozenset({"body", "query", "path", "header", "cookie"})
 
 
-def _validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
+def validation_message(exc: RequestValidationError) -> tuple[str, str | None]:
     errors = exc.errors()
     if not errors:
         return "Invalid request body.", None
@@ -155,7 +155,7 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:
         # OpenAI answers malformed bodies with 400, not FastAPI's 422.
-        message, param = _validation_message(exc)
+        message, param = validation_message(exc)
         return JSONResponse(error_body(message, "invalid_request_error", param, None), status_code=400)
 
     @app.exception_handler(StarletteHTTPException)

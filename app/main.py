@@ -12,9 +12,10 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_chat, api_tasks
+from app import api_chat, api_tasks, playground
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
+from app.mcp_server import mount_mcp
 from app.settings import Settings, get_settings
 from app.state import AppState, Clock, build_state
 from app.wire import MAX_JSON_DEPTH, chat_schemas
@@ -54,7 +55,8 @@ def create_app(
         threading.Thread(target=warm_up, name="suikou-warm-up").start()
         app.state.suikou = state or build_state(settings, hub=hub, clock=clock)
         try:
-            yield
+            async with mcp_sessions.run():  # /mcp's task group (a mounted app's lifespan never runs)
+                yield
         finally:
             if state is None:
                 await app.state.suikou.hub.aclose()
@@ -64,6 +66,8 @@ def create_app(
     install_error_handlers(app)
     app.include_router(api_chat.router)
     app.include_router(api_tasks.router)
+    mcp_sessions = mount_mcp(app)  # POST /mcp; one server per app: a session manager runs once
+    app.include_router(playground.router)
 
     @app.get("/healthz", tags=["ops"], response_model=Health, responses=error_responses(500))
     async def healthz() -> Health:

@@ -1,0 +1,42 @@
+"""The playground: one self-contained page at `/` (and `/playground`) to try Suikou in a browser.
+
+The page (app/static/playground.html) talks to the same public API a chat client uses — streaming
+`/v1/chat/completions` and `GET /tasks` — so it needs no route of its own beyond serving itself,
+and it is left out of the OpenAPI document: it is not part of the API.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+
+from fastapi import APIRouter
+from fastapi.responses import HTMLResponse
+
+router = APIRouter(include_in_schema=False)
+
+PAGE_FILE = Path(__file__).with_name("static") / "playground.html"
+
+PAGE_PATHS = ("/", "/playground")
+# Everything the page uses is inline or same-origin; nothing else may load, run or be framed.
+SECURITY_HEADERS = {
+    "Content-Security-Policy": (
+        "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    ),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-cache",
+}
+
+
+@lru_cache(maxsize=1)
+def page_html() -> str:
+    """Read once: the file ships inside the package (pyproject's package-data)."""
+    return PAGE_FILE.read_text(encoding="utf-8")
+
+
+@router.get(PAGE_PATHS[0], response_class=HTMLResponse)
+@router.get(PAGE_PATHS[1], response_class=HTMLResponse)
+async def playground() -> HTMLResponse:
+    return HTMLResponse(page_html(), headers=SECURITY_HEADERS)

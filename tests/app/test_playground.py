@@ -1,0 +1,74 @@
+"""The playground page as HTTP serves it: one self-contained HTML file at `/` and `/playground`,
+public (the API it calls asks for the key), outside the OpenAPI document, loading nothing from
+elsewhere. What it does in a browser: test_playground_browser.py."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.playground import PAGE_PATHS, page_html
+
+ROOT = Path(__file__).resolve().parents[2]
+LOCAL_HOSTS = {"127.0.0.1", "localhost"}
+
+
+@pytest.fixture
+def client(harness: Any) -> Any:
+    with TestClient(create_app(harness.state.settings, state=harness.state)) as c:
+        yield c
+
+
+@pytest.mark.parametrize("path", PAGE_PATHS)
+def test_the_page_is_served_as_html(client: TestClient, path: str) -> None:
+    r = client.get(path)
+    assert r.status_code == 200
+    assert r.headers["content-type"] == "text/html; charset=utf-8"
+    assert r.text == page_html()
+    assert r.text.lstrip().lower().startswith("<!doctype html>")
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+
+
+def test_the_page_needs_no_key_when_the_api_does(harness: Any, client: TestClient) -> None:
+    harness.api_key("alice")
+    assert client.get("/").status_code == 200
+    assert client.get("/tasks").status_code == 401  # the page asks for the key, the API checks it
+
+
+def test_the_page_loads_nothing_from_other_hosts() -> None:
+    html = page_html()
+    hosts = set(re.findall(r"(?i)\b(?:https?:)?//([a-z0-9.-]+\.[a-z]{2,}|localhost|[0-9.]+)", html))
+    assert hosts - LOCAL_HOSTS == set()
+    assert not re.search(r"(?i)<script[^>]+\bsrc=|<link[^>]+stylesheet|@import|url\(", html)
+
+
+def test_server_text_is_never_parsed_as_html() -> None:
+    # Answers and task titles are user text: the page sets them with textContent only.
+    html = page_html()
+    assert all(sink not in html for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write"))
+
+
+def test_the_page_speaks_the_api_it_documents() -> None:
+    html = page_html()
+    for needle in ('"/v1/chat/completions"', "stream: true", '"X-Suikou-Timezone"', "Bearer ", '"/tasks'):
+        assert needle in html, needle
+
+
+def test_the_openapi_document_does_not_list_the_page(client: TestClient) -> None:
+    paths = client.get("/openapi.json").json()["paths"]
+    assert not set(PAGE_PATHS) & set(paths)
+    assert "/tasks" in paths  # the document itself is still there
+
+
+def test_the_page_ships_in_the_package() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    patterns = config["tool"]["setuptools"]["package-data"]["app"]
+    assert any((ROOT / "app").glob(pattern) for pattern in patterns)
+    assert list((ROOT / "app").glob(next(iter(patterns)))) == [ROOT / "app" / "static" / "playground.html"]

@@ -1,0 +1,217 @@
+"""The playground in a real browser: Playwright driving the system chromium (Debian's
+/usr/bin/chromium; never a downloaded build) against a live server with a fixed clock.
+
+Skipped without chromium or Playwright, except under CI=true, where .ci/run installs both and
+their absence is a failure. A screenshot of the page is left in test-artifacts/ (or
+$TEST_ARTIFACTS_DIR) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, NoReturn
+
+import pytest
+
+from support.harness import NOW, TZ, Harness, in_ci
+from support.live import serve
+
+CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
+ARTIFACTS = Path(os.environ.get("TEST_ARTIFACTS_DIR", Path(__file__).resolve().parents[2] / "test-artifacts"))
+TIMEOUT_MS = 20_000
+# What the page records as it changes (a MutationObserver, installed before the page's own script):
+# each stage line with whether its panel was open then, and each change of an answer's text.
+RECORDER = """
+window.__seen = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const target = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+    for (const n of r.addedNodes) {
+      if (n.nodeType === 1 && n.parentElement && n.parentElement.classList.contains("stages")) {
+        window.__seen.push({kind: "stage", open: n.closest("details").open, text: n.textContent});
+      }
+    }
+    if (target && target.classList && target.classList.contains("answer") && target.textContent !== "…") {
+      window.__seen.push({kind: "content", text: target.textContent});
+    }
+  }
+}).observe(document, {subtree: true, childList: true, characterData: true});
+"""
+
+
+def _skip_or_fail(reason: str) -> NoReturn:
+    if in_ci():
+        pytest.fail(f"{reason} (CI=true: .ci/run installs it)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        _skip_or_fail(f"no chromium at {CHROMIUM}")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _skip_or_fail("playwright is not installed")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield b
+        b.close()
+
+
+@dataclass
+class Site:
+    url: str
+    harness: Harness
+
+
+@pytest.fixture
+def site(harness: Harness) -> Iterator[Site]:
+    with serve(harness.state) as base_url:
+        yield Site(base_url.removesuffix("/v1") + "/", harness)
+
+
+def open_page(browser: Any, site: Site, *, width: int = 1280, height: int = 860) -> Any:
+    """A fresh browser profile in the scenario's timezone, its clock at the server's fixed now."""
+    context = browser.new_context(viewport={"width": width, "height": height}, timezone_id=TZ, locale="zh-CN")
+    context.set_default_timeout(TIMEOUT_MS)
+    page = context.new_page()
+    page.clock.set_fixed_time(NOW)
+    page.add_init_script(RECORDER)
+    page.goto(site.url)
+    return page
+
+
+def ask(page: Any, text: str) -> Any:
+    """Types `text`, sends it with Enter, waits for its answer; returns the answer's block."""
+    before = page.locator(".turn-bot").count()
+    page.fill("#input", text)
+    page.press("#input", "Enter")
+    turn = page.locator(".turn-bot").nth(before)
+    turn.locator("details.thinking:not(.live)").wait_for(state="attached")
+    return turn
+
+
+def week_of_tasks(h: Harness, user: str) -> None:
+    """Eight tasks due this week (Mon 2026-11-30 .. Sun 12-06), one overdue, one promoted."""
+    h.add("整理发票", 3, "2026-11-29 18:00", user=user)  # overdue
+    h.add("交季度报告", 2, "2026-12-01 09:00", user=user, threshold="2026-11-30 09:00")  # promoted 2 → 1
+    for i, day in enumerate(("01 15:00", "02 10:00", "02 18:00", "03 12:00", "04 09:00", "05 20:00")):
+        h.add(f"本周任务{i + 1}", 1 + i % 4, f"2026-12-{day}", user=user)
+
+
+def save_screenshot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / name), full_page=True)
+
+
+def test_a_query_streams_its_stages_then_a_follow_up_pages_on(browser: Any, site: Site) -> None:
+    week_of_tasks(site.harness, "local")  # keyless mode: the local user
+    page = open_page(browser, site)
+    tasks = page.locator("#tasks li")
+    tasks.first.wait_for()
+    assert tasks.count() == 8
+    assert page.locator("#tasks li", has_text="整理发票").locator(".badge.overdue").inner_text() == "已逾期"
+    assert page.locator("#tasks li", has_text="交季度报告").locator(".badge.promoted").inner_text() == "临近截止提前"
+    assert page.locator("#tasks .badge").count() == 2
+
+    sent: list[dict[str, Any]] = []
+    page.on("request", lambda r: sent.append(json.loads(r.post_data)) if r.url.endswith("/completions") else None)
+    first = ask(page, "这周有什么要交的")
+    seen = page.evaluate("window.__seen")
+    stages = [s for s in seen if s["kind"] == "stage"]
+    first_content = next(i for i, s in enumerate(seen) if s["kind"] == "content")
+    # Stage lines arrived one by one into an open panel, all before the answer began.
+    assert len(stages) >= 8 and all(s["open"] for s in stages)
+    assert all(s["kind"] == "stage" for s in seen[:first_content])
+    assert any(s["text"].startswith("plan") and "理解问题" in s["text"] for s in stages)
+    # Afterwards the panel is collapsed, and opens on a click.
+    panel = first.locator("details.thinking")
+    assert panel.get_attribute("open") is None
+    assert first.locator(".stages li").first.is_hidden()
+    panel.locator("summary").click()
+    assert first.locator(".stages li").first.is_visible()
+    answer = first.locator(".answer").inner_text()
+    assert "1. " in answer and "5. " in answer and "6. " not in answer
+    assert "[suikou]" not in answer  # the record is kept, not shown
+
+    second = ask(page, "再来两个")
+    more = second.locator(".answer").inner_text()
+    assert "共 7 条匹配" in more and "6. " in more and "7. " in more  # numbered on from the first page
+    # The whole history went back, the first answer verbatim with its record.
+    assert [m["role"] for m in sent[1]["messages"]] == ["user", "assistant", "user"]
+    assert '[suikou]: # "q1.' in sent[1]["messages"][1]["content"]
+    assert sent[1]["stream"] is True and sent[1]["model"] == "suikou"
+    shown = {line.split("（")[0] for line in (answer + "\n" + more).splitlines() if line[:1].isdigit()}
+    assert len(shown) == 7  # the follow-up showed two tasks not shown before
+    panel.locator("summary").click()  # closed again: the page as it rests
+    assert first.locator(".stages li").first.is_hidden()
+    save_screenshot(page, "playground.png")
+
+    page.click("#newChat")
+    assert page.locator(".turn-bot").count() == 0 and page.locator("#welcome").is_visible()
+
+
+def test_a_note_appears_in_the_task_list_and_undo_removes_it(browser: Any, site: Site) -> None:
+    page = open_page(browser, site)
+    page.locator("#tasksNote", has_text="还没有待办").wait_for()
+    save_screenshot(page, "playground-welcome.png")  # what a new user sees first
+    page.click("#examples button:text-is('帮我记一下明天下午三点交报告')")
+    task = page.locator("#tasks li", has_text="交报告")
+    task.wait_for()
+    assert task.locator(".deadline").inner_text() == "截止 12月1日 周二 15:00"
+    assert page.locator(".turn-bot .answer").last.inner_text().startswith("好，已记下：交报告")
+    undo = ask(page, "撤销")
+    assert "交报告" in undo.locator(".answer").inner_text()
+    page.locator("#tasksNote", has_text="还没有待办").wait_for()
+    assert page.locator("#tasks li").count() == 0
+
+
+def test_with_keys_a_wrong_key_is_told_and_the_right_one_works(browser: Any, site: Site) -> None:
+    key = site.harness.api_key("alice")
+    site.harness.add("买牛奶 <img src=x onerror=alert(1)>", 3, "2026-12-01 20:00")
+    page = open_page(browser, site)
+    message = page.locator("#keyMessage")
+    message.wait_for()
+    assert message.inner_text().startswith("需要 API key：")
+    assert page.locator("#tasks li").count() == 0
+
+    page.fill("#keyInput", "sk-wrong")
+    page.press("#keyInput", "Enter")
+    page.locator("#keyMessage", has_text="API key 不正确").wait_for()
+    assert "Incorrect API key" in message.inner_text()
+    # A message sent with the wrong key comes back to the input, not into a blank page.
+    page.fill("#input", "来一个简单的任务")
+    page.press("#input", "Enter")
+    # Cleared on send; after the 401 the turn is taken back and the words return to the input.
+    page.wait_for_function(
+        "() => !document.querySelector('.turn-bot') && document.getElementById('input').value === '来一个简单的任务'"
+    )
+    assert page.locator("#keyPanel").is_visible()
+
+    page.fill("#keyInput", key)
+    page.press("#keyInput", "Enter")
+    page.locator("#tasks li", has_text="买牛奶").wait_for()
+    assert page.locator("#keyPanel").is_hidden()
+    assert page.evaluate("localStorage.getItem('suikou.apiKey')") == key
+    answer = ask(page, "来一个简单的任务").locator(".answer").inner_text()
+    # A title that looks like HTML is shown as the text it is, in the list and in the answer.
+    assert "买牛奶 <img src=x onerror=alert(1)>" in answer
+    assert page.locator("#tasks .task-title").inner_text() == "买牛奶 <img src=x onerror=alert(1)>"
+    assert page.locator("img").count() == 0
+
+
+def test_on_a_phone_the_task_list_is_below_the_chat(browser: Any, site: Site) -> None:
+    week_of_tasks(site.harness, "local")
+    page = open_page(browser, site, width=390, height=844)
+    page.locator("#tasks li").first.wait_for()
+    ask(page, "来一个简单的任务")
+    chat, tasks = page.locator("#chat").bounding_box(), page.locator("aside").bounding_box()
+    assert tasks["y"] >= chat["y"] + chat["height"]
+    assert chat["width"] <= 390 and tasks["width"] <= 390
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sideways
+    save_screenshot(page, "playground-phone.png")
