@@ -329,7 +329,8 @@ def effective_group(task: Task, *, now: datetime) -> int:
 
 
 class TaskPublic(TaskBase):
-    """A task as the REST API returns it. ``effective_group`` is the group after promotion."""
+    """A task as the REST API returns it. ``effective_group`` is the group after promotion;
+    ``overdue``: open, with a deadline already past (both read at the service's clock)."""
 
     id: int
     is_completed: bool
@@ -338,6 +339,7 @@ class TaskPublic(TaskBase):
     updated_at: datetime
     effective_group: int
     promoted: bool
+    overdue: bool
 
     @classmethod
     def from_task(cls, task: Task, *, now: datetime) -> TaskPublic:
@@ -355,7 +357,12 @@ class TaskPublic(TaskBase):
             updated_at=task.updated_at,
             effective_group=eff,
             promoted=eff != task.priority_group,
+            overdue=_overdue(task, now),
         )
+
+
+def _overdue(task: Task, now: datetime) -> bool:
+    return not task.is_completed and task.deadline_at is not None and task.deadline_at < now
 
 
 __all__ = [

@@ -93,6 +93,18 @@ def test_promotion_when_the_urgency_threshold_has_passed(api: tuple[TestClient, 
     assert listed(client, h, quadrants=2) == []
 
 
+def test_overdue_is_read_at_the_service_clock(api: tuple[TestClient, dict[str, str]]) -> None:
+    client, h = api
+    late = create(client, h, title="交电费", priority_group=1, deadline_at="2026-11-30T09:59:00+08:00")
+    due = create(client, h, title="交水费", priority_group=1, deadline_at="2026-11-30T10:01:00+08:00")
+    undated = create(client, h, title="学吉他", priority_group=2)
+    assert (late["overdue"], due["overdue"], undated["overdue"]) == (True, False, False)
+    done = client.post(f"/tasks/{late['id']}/complete", headers=h).json()
+    assert done["overdue"] is False  # finished work is never overdue
+    rows = client.get("/tasks", headers=h, params={"include_completed": True}).json()["items"]
+    assert {t["title"]: t["overdue"] for t in rows} == {"交电费": False, "交水费": False, "学吉他": False}
+
+
 def test_update_is_partial(api: tuple[TestClient, dict[str, str]]) -> None:
     client, h = api
     task = create(client, h, title="写周报", priority_group=2, deadline_at="2026-12-04T18:00:00+08:00")
