@@ -269,7 +269,11 @@ async def test_plan_provider_failure_falls_back_to_offline_plan(
     assert answer.action == "task_query"
     [fallback] = events(answer, "fallback", "info")
     assert fallback["node"] == "plan"
-    assert fallback["error"] in (error, "ModelTimeoutError")
+    assert fallback["error"] in (
+        error,
+        "ModelTimeoutError",
+        "TimeoutError",
+    )  # as the router test: the name varies by where the clock ran out
     assert answer.stages.index("fallback:info") < answer.stages.index("plan:end")
     assert len(fake.requests) == attempts
     for title in ("修电脑", "交周报", "买牛奶"):
