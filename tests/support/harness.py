@@ -202,6 +202,16 @@ class Harness:
         usage = job.turn.trace.usage
         return Answer(outcome.content, outcome.action, list(job.turn.trace.events), usage.requests, usage.offline_steps)
 
+    async def converse(self, *messages: str, user: str = "alice") -> list[Answer]:
+        """Asks each message in turn, with all earlier turns (the answers' raw content) as history."""
+        history: list[tuple[str, str]] = []
+        answers = []
+        for message in messages:
+            answer = await self.ask(message, user=user, history=history)
+            history += [("user", message), ("assistant", answer.content)]
+            answers.append(answer)
+        return answers
+
     def client(self) -> TestClient:
         return TestClient(create_app(self.state.settings, state=self.state))
 

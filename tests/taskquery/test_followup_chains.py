@@ -26,16 +26,6 @@ def seed(h: Harness) -> Harness:
     return h
 
 
-async def chain(h: Harness, *messages: str) -> list[Answer]:
-    history: list[tuple[str, str]] = []
-    answers = []
-    for message in messages:
-        answer = await h.ask(message, history=history)
-        answers.append(answer)
-        history += [("user", message), ("assistant", answer.content)]
-    return answers
-
-
 def titles(answer: Answer) -> list[str]:
     return [line.split(". ", 1)[1].split("（")[0] for line in answer.visible.splitlines() if line[:1].isdigit()]
 
@@ -51,7 +41,7 @@ def plan_event(answer: Answer) -> dict[str, Any]:
 
 async def test_time_switch_then_more_continues_the_switched_list(harness: Harness) -> None:
     seed(harness)
-    this_week, next_week, more = await chain(harness, "这周的任务", "那下周的呢", "再来两个")
+    this_week, next_week, more = await harness.converse("这周的任务", "那下周的呢", "再来两个")
     assert set(titles(this_week)) == {"本周重要一", "本周重要二", "本周小事"}
     assert all(t.startswith("下周") for t in titles(next_week)) and len(titles(next_week)) == 5
     assert all(t.startswith("下周") for t in titles(more))  # next week's list goes on, not this week's
@@ -61,7 +51,7 @@ async def test_time_switch_then_more_continues_the_switched_list(harness: Harnes
 
 async def test_a_chain_keeps_every_filter_the_user_did_not_change(harness: Harness) -> None:
     seed(harness)
-    *_, important_next, more, everything = await chain(harness, "这周重要的任务", "那下周的呢", "再来两个", "全部")
+    *_, important_next, more, everything = await harness.converse("这周重要的任务", "那下周的呢", "再来两个", "全部")
     assert set(titles(important_next)) == {"下周重要7", "下周重要8", "下周重要9", "下周重要10", "下周重要11"}
     assert titles(more) == []  # five important ones next week: all shown already
     assert "这些就是全部了" in more.visible
@@ -72,14 +62,14 @@ async def test_a_chain_keeps_every_filter_the_user_did_not_change(harness: Harne
 
 async def test_a_switch_of_groups_keeps_the_time(harness: Harness) -> None:
     seed(harness)
-    *_, small = await chain(harness, "下周的任务", "换成简单的呢")
+    *_, small = await harness.converse("下周的任务", "换成简单的呢")
     assert set(titles(small)) == {f"下周小事{d}" for d in range(7, 12)}
 
 
 async def test_more_after_a_full_page_repeats_nothing(harness: Harness) -> None:
     for i in range(1, 26):
         harness.add(f"任务{i:02d}", 2, f"2026-12-{(i % 28) + 1:02d} 09:00")
-    page, more = await chain(harness, "全部任务", "再来两个")
+    page, more = await harness.converse("全部任务", "再来两个")
     assert numbers(page) == list(range(1, 21))
     assert len(page.visible) > 600  # longer than the history a model sees: the record carries it
     assert numbers(more) == [21, 22]

@@ -51,17 +51,6 @@ def anchor_data(answer: Answer) -> dict[str, Any]:
     return next(e.data for e in answer.events if e.stage == "time_anchor" and e.status == "end")
 
 
-async def conversation(h: Harness, *messages: str) -> list[Answer]:
-    """Asks each message in turn, with all earlier turns as history."""
-    history: list[tuple[str, str]] = []
-    answers = []
-    for message in messages:
-        answer = await h.ask(message, history=history)
-        history += [("user", message), ("assistant", answer.content)]
-        answers.append(answer)
-    return answers
-
-
 # --- whole turns -----------------------------------------------------------------------------------
 
 
@@ -74,7 +63,7 @@ async def test_first_page_offers_more(seeded: Harness) -> None:
 
 
 async def test_two_more_continues_the_numbering(seeded: Harness) -> None:
-    _, more = await conversation(seeded, "show me my tasks", "2 more")
+    _, more = await seeded.converse("show me my tasks", "2 more")
     assert more.action == "task_query"
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review")]
     assert "Here are 2 tasks (8 matches):" in more.content
@@ -85,7 +74,7 @@ async def test_two_more_continues_the_numbering(seeded: Harness) -> None:
 
 
 async def test_a_chain_of_more_keeps_paging(seeded: Harness) -> None:
-    _, two, rest = await conversation(seeded, "show me my tasks", "2 more", "more")
+    _, two, rest = await seeded.converse("show me my tasks", "2 more", "more")
     assert [n for n, _ in numbered(two)] == [6, 7]
     assert numbered(rest) == [(8, "Team offsite plan")]
     assert "more not listed" not in rest.content
@@ -93,14 +82,14 @@ async def test_a_chain_of_more_keeps_paging(seeded: Harness) -> None:
 
 @pytest.mark.parametrize("message", ["3 more please", "three more", "ok, 3 more"])
 async def test_n_more_in_other_words(seeded: Harness, message: str) -> None:
-    _, more = await conversation(seeded, "show me my tasks", message)
+    _, more = await seeded.converse("show me my tasks", message)
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review"), (8, "Team offsite plan")]
     assert plan_data(more)["explicit_limit"] == 3
 
 
 @pytest.mark.parametrize("message", ["more", "next", "next page", "show more", "any more?", "anything else?"])
 async def test_more_keeps_the_previous_count(seeded: Harness, message: str) -> None:
-    first, more = await conversation(seeded, "show me 3 tasks", message)
+    first, more = await seeded.converse("show me 3 tasks", message)
     assert [n for n, _ in numbered(first)] == [1, 2, 3]
     assert more.action == "task_query"
     assert numbered(more) == [(4, "Book a dentist"), (5, "Renew passport"), (6, "Water the plants")]
@@ -109,7 +98,7 @@ async def test_more_keeps_the_previous_count(seeded: Harness, message: str) -> N
 
 
 async def test_more_keeps_the_previous_filters(seeded: Harness) -> None:
-    first, more = await conversation(seeded, "show me 2 tasks due this week", "more")
+    first, more = await seeded.converse("show me 2 tasks due this week", "more")
     assert numbered(first) == [(1, "Pay rent"), (2, "Email the landlord")]
     assert numbered(more) == [(3, "Draft the budget"), (4, "Book a dentist")]
     assert "(6 matches)" in more.content  # this week only: Nov 30 – Dec 6
@@ -117,7 +106,7 @@ async def test_more_keeps_the_previous_filters(seeded: Harness) -> None:
 
 
 async def test_the_rest_lists_everything_after_what_was_shown(seeded: Harness) -> None:
-    _, rest = await conversation(seeded, "show me 2 tasks", "the rest")
+    _, rest = await seeded.converse("show me 2 tasks", "the rest")
     assert [n for n, _ in numbered(rest)] == [3, 4, 5, 6, 7, 8]
     assert plan_data(rest)["wants_all"] is True
     assert anchor_data(rest)["limit"] == 20
@@ -125,7 +114,7 @@ async def test_the_rest_lists_everything_after_what_was_shown(seeded: Harness) -
 
 @pytest.mark.parametrize("message", ["all", "show all", "all of them"])
 async def test_all_lists_the_whole_match_from_the_top(seeded: Harness, message: str) -> None:
-    _, everything = await conversation(seeded, "show me my tasks", message)
+    _, everything = await seeded.converse("show me my tasks", message)
     assert everything.action == "task_query"
     assert numbered(everything) == list(enumerate(TITLES, start=1))
     assert plan_data(everything)["wants_all"] is True
@@ -133,12 +122,12 @@ async def test_all_lists_the_whole_match_from_the_top(seeded: Harness, message: 
 
 
 async def test_all_keeps_the_previous_filters(seeded: Harness) -> None:
-    _, everything = await conversation(seeded, "what's due this week?", "show all")
+    _, everything = await seeded.converse("what's due this week?", "show all")
     assert [title for _, title in numbered(everything)] == TITLES[:6]
 
 
 async def test_what_about_next_week_switches_the_time(seeded: Harness) -> None:
-    _, week = await conversation(seeded, "show me my tasks", "what about next week?")
+    _, week = await seeded.converse("show me my tasks", "what about next week?")
     assert week.action == "task_query"
     assert numbered(week) == [(1, "Quarterly review"), (2, "Team offsite plan")]
     anchor = anchor_data(week)
@@ -146,19 +135,19 @@ async def test_what_about_next_week_switches_the_time(seeded: Harness) -> None:
 
 
 async def test_and_tomorrow_switches_the_time(seeded: Harness) -> None:
-    _, tomorrow = await conversation(seeded, "show me my tasks", "and tomorrow?")
+    _, tomorrow = await seeded.converse("show me my tasks", "and tomorrow?")
     assert numbered(tomorrow) == [(1, "Pay rent"), (2, "Email the landlord")]
 
 
 async def test_time_switch_keeps_the_priority_filter(seeded: Harness) -> None:
     # The first question's priority words (Chinese, read offline) survive an English time switch.
-    _, week = await conversation(seeded, "重要的任务有哪些", "what about next week?")
+    _, week = await seeded.converse("重要的任务有哪些", "what about next week?")
     assert numbered(week) == [(1, "Quarterly review")]
     assert next(e.data for e in week.events if e.stage == "quadrant" and e.status == "end")["quadrants"] == [1, 2]
 
 
 async def test_how_about_the_important_ones_switches_the_priority(seeded: Harness) -> None:
-    _, important = await conversation(seeded, "show me my tasks", "how about the important ones?")
+    _, important = await seeded.converse("show me my tasks", "how about the important ones?")
     assert important.action == "task_query"
     assert [title for _, title in numbered(important)] == [
         "Pay rent",
@@ -170,14 +159,14 @@ async def test_how_about_the_important_ones_switches_the_priority(seeded: Harnes
 
 
 async def test_english_more_after_a_chinese_list(seeded: Harness) -> None:
-    first, more = await conversation(seeded, "这周有什么任务", "1 more")
+    first, more = await seeded.converse("这周有什么任务", "1 more")
     assert [n for n, _ in numbered(first)] == [1, 2, 3, 4, 5]
     assert numbered(more) == [(6, "Water the plants")]
     assert "Here is 1 task (6 matches):" in more.content
 
 
 async def test_chinese_more_after_an_english_list_still_works(seeded: Harness) -> None:
-    _, more = await conversation(seeded, "show me my tasks", "再来两个")
+    _, more = await seeded.converse("show me my tasks", "再来两个")
     assert more.action == "task_query"
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review")]
 

@@ -136,20 +136,10 @@ def seed_overdue_and_undated(h: Any) -> Any:
     return h
 
 
-async def converse(h: Any, *messages: str) -> list[Any]:
-    history: list[tuple[str, str]] = []
-    answers = []
-    for message in messages:
-        answer = await h.ask(message, history=history)
-        history += [("user", message), ("assistant", answer.content)]
-        answers.append(answer)
-    return answers
-
-
 @pytest.mark.parametrize("yes", ["要", "好的", "嗯", "看看", "好啊，看看"])
 async def test_yes_after_the_overdue_offer_lists_what_is_overdue(harness: Any, yes: str) -> None:
     h = seed_overdue_and_undated(harness)
-    empty, listed = await converse(h, "这周有什么重要的要交", yes)
+    empty, listed = await h.converse("这周有什么重要的要交", yes)
     assert empty.visible.splitlines()[-1] == "要看看逾期的吗？"
     assert listed.action == "task_query"
     assert sorted(titles(listed.visible)) == ["浇花", "还图书馆的书"]
@@ -162,7 +152,7 @@ async def test_yes_after_the_undated_offer_lists_the_undated_tasks(harness: Any)
     h.add("整理照片", 3, None)
     h.add("学做面包", 2, None)
     h.add("洗车", 3, None, completed_at="2026-11-28 11:00")  # finished: not offered
-    empty, listed = await converse(h, "明天有什么任务", "好的")
+    empty, listed = await h.converse("明天有什么任务", "好的")
     assert empty.visible.splitlines()[-1] == "要看看没有截止时间的吗？"
     assert listed.action == "task_query"
     assert listed.visible.splitlines()[0] == "没有截止时间的任务："
@@ -171,16 +161,16 @@ async def test_yes_after_the_undated_offer_lists_the_undated_tasks(harness: Any)
 
 async def test_yes_without_an_offer_is_unchanged(harness: Any) -> None:
     h = seed_overdue_and_undated(harness)
-    (alone,) = await converse(h, "要")
+    (alone,) = await h.converse("要")
     assert alone.action == "chat"
-    listed, after_list = await converse(h, "这周有什么任务", "要")
+    listed, after_list = await h.converse("这周有什么任务", "要")
     assert titles(listed.visible) and after_list.action == "chat"
 
 
 @pytest.mark.parametrize("no", ["不用了", "不要", "no"])
 async def test_declining_the_offer_runs_no_query_and_writes_nothing(harness: Any, no: str) -> None:
     h = seed_overdue_and_undated(harness)
-    _, declined = await converse(h, "这周有什么重要的要交", no)
+    _, declined = await h.converse("这周有什么重要的要交", no)
     assert declined.action == "chat"
     assert not [e for e in declined.events if e.stage == "tool_query"]
     assert titles(declined.visible) == []
@@ -190,7 +180,7 @@ async def test_declining_the_offer_runs_no_query_and_writes_nothing(harness: Any
 @pytest.mark.parametrize("yes", ["yes", "sure", "ok", "yes please"])
 async def test_english_yes_after_the_english_offer(harness: Any, yes: str) -> None:
     h = seed_overdue_and_undated(harness)
-    empty, listed = await converse(h, "any important tasks due this week?", yes)
+    empty, listed = await h.converse("any important tasks due this week?", yes)
     assert empty.visible.splitlines()[-1] == "Want to see the overdue ones?"
     assert listed.action == "task_query"
     assert listed.visible.splitlines()[1].startswith("Here are 2 tasks")
@@ -201,7 +191,7 @@ async def test_the_offered_list_can_be_continued(harness: Any) -> None:
     h = harness
     for i in range(7):
         h.add(f"无期限任务{i}", 3, None)
-    _, listed, more = await converse(h, "明天有什么任务", "要", "再来两个")
+    _, listed, more = await h.converse("明天有什么任务", "要", "再来两个")
     assert len(titles(listed.visible)) == 5 and "还有 2 条没列出" in listed.visible
     assert more.action == "task_query"
     assert [line.split(".")[0] for line in more.visible.splitlines() if line[:1].isdigit()] == ["6", "7"]
