@@ -608,7 +608,7 @@ async def run(args: argparse.Namespace) -> None:
                 turn.on_content(answer)
                 return answer
 
-            if await nodes_loop() != await handle_task_query(new_job().turn):
+            if await nodes_loop() != (await handle_task_query(new_job().turn)).text:
                 raise SystemExit("the nodes run in a plain loop answer differently from the graph")
 
             async def m(fn: Call, is_async: bool = True) -> Measured:
