@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 
 from app.deps import CurrentUser, StateDep, TimezoneDep
 from app.errors import NotFound, error_responses
+from app.ratelimit import stream_lease
 from app.turns import complete, make_job, stream
 from app.wire import (
     CHAT_REQUEST,
@@ -76,8 +77,9 @@ async def chat_completions(
     ids = ResponseIds(body.model)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        leased = await stream_lease(request, user.id)  # a 429 here when the key's streams are all open
         return StreamingResponse(
-            stream(job, ids, include_usage=include_usage),
+            leased(stream(job, ids, include_usage=include_usage)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )

@@ -1,4 +1,4 @@
-"""The `suikou` command line: serve, ask, explain, demo, mcp, apikey.
+"""The `suikou` command line: serve, migrate, ask, explain, demo, mcp, apikey.
 
 Start-up time matters here (`suikou ask` is a whole process per question), so each command
 imports what it needs inside its function: `ask` loads neither the web app (FastAPI) nor alembic
@@ -8,11 +8,12 @@ imports what it needs inside its function: `ask` loads neither the web app (Fast
 from __future__ import annotations
 
 import gc
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 from zoneinfo import ZoneInfo
 
 import typer
@@ -69,33 +70,131 @@ def _parse_now(value: str | None, tz: str) -> datetime:
 def serve(
     host: Annotated[str | None, typer.Option(help="Bind address.")] = None,
     port: Annotated[int | None, typer.Option(help="Port.")] = None,
+    workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: SUIKOU_WORKERS, 1).")] = None,
+    run_migrations: Annotated[
+        bool, typer.Option("--migrate", help="Migrate the database first if it is behind (else: refuse).")
+    ] = False,
+    reload: Annotated[bool, typer.Option(help="Restart on code changes (development; one worker).")] = False,
 ) -> None:
     """Run the HTTP service."""
     import logging
+    import math
 
     import uvicorn
 
-    from app.main import create_app
-    from app.state import build_state
-    from core.accounts import keys_configured
-
     settings = get_settings()
     host = host or settings.host
-    state = build_state(settings)
-    with state.session() as session:
-        protected = keys_configured(session)
-    if not protected and not _is_loopback(host):
-        typer.echo(
-            f"Refusing to serve on {host}: no API keys exist, so anyone could act as the local user.\n"
-            "Create one with `suikou apikey create --user NAME`, or bind to 127.0.0.1.",
-            err=True,
-        )
-        raise typer.Exit(2)
+    workers = workers or settings.workers
+    if reload and workers > 1:
+        _refuse("--reload runs one process: drop --workers (or SUIKOU_WORKERS) or --reload.")
+    with _engine(settings) as engine:
+        _schema_gate(engine, settings, run_migrations=run_migrations)
+        if not _is_loopback(host) and not _keys_exist(engine):
+            _refuse(
+                f"Refusing to serve on {host}: no API keys exist, so anyone could act as the local user.\n"
+                "Create one with `suikou apikey create --user NAME`, or bind to 127.0.0.1."
+            )
+    if workers > 1 and settings.metrics:
+        _share_metrics_between_workers()
     # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
-    app = create_app(settings, state=state)
     _started()
-    uvicorn.run(app, host=host, port=port or settings.port, log_level="info")
+    # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler.
+    uvicorn.run(
+        "app.main:serve_app",
+        factory=True,
+        host=host,
+        port=port or settings.port,
+        workers=workers,
+        reload=reload,
+        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
+        log_level="info",
+    )
+
+
+def _share_metrics_between_workers() -> None:
+    """Each worker's /metrics must report every worker's totals: prometheus_client's multiprocess
+    mode, with a directory the workers inherit (one is made if none is set), emptied before they start."""
+    import tempfile
+
+    from app.metrics import MULTIPROC_ENV, reset_multiprocess_dir
+
+    path = os.environ.get(MULTIPROC_ENV) or tempfile.mkdtemp(prefix="suikou-metrics-")
+    os.environ[MULTIPROC_ENV] = path
+    reset_multiprocess_dir(path)
+
+
+# What `serve` does with the schema it finds, without --migrate. A fresh embedded SQLite file is
+# the single-user quick start: creating its tables is what the user wants. Anything else (a
+# shared PostgreSQL, an existing file with data) changes only when asked: `suikou migrate` once,
+# or `serve --migrate`.
+_AUTO_MIGRATE = {("fresh", "sqlite")}
+
+
+def _schema_gate(engine: Any, settings: Settings, *, run_migrations: bool) -> None:
+    from core.db import SCHEMA_HEAD, migrate, schema_status
+
+    status, revision = schema_status(engine)
+    if status == "head":
+        return
+    where = _shown_url(settings.database_url)
+    if status == "unknown":
+        _refuse(f"{where} is at revision {revision}, newer than this Suikou ({SCHEMA_HEAD}): upgrade Suikou.")
+    if not run_migrations and (status, engine.dialect.name) not in _AUTO_MIGRATE:
+        _refuse(
+            f"{where} is not migrated (at {revision or 'no recorded revision'}, need {SCHEMA_HEAD}).\n"
+            "Run `suikou migrate` once (before starting replicas), or `suikou serve --migrate`."
+        )
+    migrate(engine)
+    typer.echo(f"Migrated {where}: {revision or 'empty'} -> {SCHEMA_HEAD}", err=True)
+
+
+@cli.command("migrate")
+def migrate_command() -> None:
+    """Bring the configured database to this release's schema (run once, before replicas start)."""
+    from core.db import SCHEMA_HEAD, migrate, schema_status
+
+    settings = get_settings()
+    where = _shown_url(settings.database_url)
+    with _engine(settings) as engine:
+        status, revision = schema_status(engine)
+        if status == "unknown":
+            _refuse(f"{where} is at revision {revision}, newer than this Suikou ({SCHEMA_HEAD}): upgrade Suikou.")
+        if status == "head":
+            typer.echo(f"{where} is already at {SCHEMA_HEAD}: nothing to do.")
+            return
+        migrate(engine)
+    typer.echo(f"Migrated {where}: {revision or 'empty'} -> {SCHEMA_HEAD}")
+
+
+def _refuse(message: str) -> NoReturn:
+    typer.echo(message, err=True)
+    raise typer.Exit(2)
+
+
+def _shown_url(url: str) -> str:
+    from sqlalchemy.engine import make_url
+
+    return make_url(url).render_as_string(hide_password=True)
+
+
+@contextmanager
+def _engine(settings: Settings) -> Iterator[Any]:
+    from core.db import make_engine
+
+    engine = make_engine(settings.database_url)
+    try:
+        yield engine
+    finally:
+        engine.dispose()
+
+
+def _keys_exist(engine: Any) -> bool:
+    from core.accounts import keys_configured
+    from core.db import session_factory
+
+    with session_factory(engine)() as session:
+        return keys_configured(session)
 
 
 @cli.command()

@@ -80,6 +80,21 @@ class UnsupportedMediaType(ApiError):
     code = "unsupported_media_type"
 
 
+class RateLimited(ApiError):
+    """Over a per-key limit (app/ratelimit.py): OpenAI's type and code, and when to come back."""
+
+    status = 429
+    type = "rate_limit_error"
+    code = "rate_limit_exceeded"
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.status, headers={"Retry-After": str(self.retry_after)})
+
+
 def error_body(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
@@ -112,9 +127,15 @@ _ERROR_DOCS: dict[int, str] = {
     404: "No such resource.",
     413: "The request body is larger than the configured limit.",
     415: "The request body is not JSON.",
+    429: "Over this API key's rate limit, or too many open streams for it (only when limits are configured).",
     500: "An unexpected server error; the details are in the server log.",
+    503: "Not ready: the database is unreachable or not at this version's schema, or Redis (when configured) "
+    "does not answer. The message names the failed checks.",
 }
-_WWW_AUTHENTICATE = {"WWW-Authenticate": {"description": "Always `Bearer`.", "schema": {"type": "string"}}}
+_HEADERS: dict[int, dict[str, Any]] = {
+    401: {"WWW-Authenticate": {"description": "Always `Bearer`.", "schema": {"type": "string"}}},
+    429: {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": {"type": "integer"}}},
+}
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -122,8 +143,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     out: dict[int | str, dict[str, Any]] = {}
     for status in statuses:
         out[status] = {"model": ErrorResponse, "description": _ERROR_DOCS[status]}
-        if status == 401:
-            out[status]["headers"] = _WWW_AUTHENTICATE
+        if status in _HEADERS:
+            out[status]["headers"] = _HEADERS[status]
     return out
 
 

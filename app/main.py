@@ -12,12 +12,14 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_chat, api_tasks, playground
+from app import api_chat, api_tasks, playground, ratelimit, readiness
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.mcp_server import mount_mcp
+from app.metrics import install_metrics, worker_exited
 from app.settings import Settings, get_settings
 from app.state import AppState, Clock, build_state
+from app.tracing import TracingMiddleware, app_tracing
 from app.wire import MAX_JSON_DEPTH, chat_schemas
 from core import timeanchor
 from core.llm import ModelHub
@@ -44,9 +46,12 @@ def create_app(
     hub: ModelHub | None = None,
     clock: Clock | None = None,
     state: AppState | None = None,
+    tracer_provider: Any = None,
 ) -> FastAPI:
-    """Builds the app; the database is opened and migrated when it starts, not at import."""
+    """Builds the app; the database is opened and migrated when it starts, not at import.
+    `tracer_provider`: an OpenTelemetry SDK provider to trace to (tests), instead of OTEL_*."""
     settings = settings or get_settings()
+    tracing = app_tracing(settings, tracer_provider)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -54,18 +59,26 @@ def create_app(
         # than ending the interpreter under a thread that is importing.
         threading.Thread(target=warm_up, name="suikou-warm-up").start()
         app.state.suikou = state or build_state(settings, hub=hub, clock=clock)
+        if tracing is not None:
+            tracing.started(app.state.suikou.hub)
         try:
-            async with mcp_sessions.run():  # /mcp's task group (a mounted app's lifespan never runs)
+            # /mcp's task group (a mounted app's lifespan never runs); the rate limits' storage
+            async with mcp_sessions.run(), ratelimit.serving(app, settings):
                 yield
         finally:
             if state is None:
                 await app.state.suikou.hub.aclose()
                 app.state.suikou.engine.dispose()
+            if tracing is not None:
+                tracing.close()
+            worker_exited()
 
-    app = FastAPI(title="Suikou", version="0.1.0", lifespan=lifespan)
+    telemetry = tracing.fastapi_telemetry() if tracing is not None else None
+    app = FastAPI(title="Suikou", version="0.1.0", lifespan=lifespan, telemetry=telemetry)
     install_error_handlers(app)
-    app.include_router(api_chat.router)
-    app.include_router(api_tasks.router)
+    app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
+    app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(readiness.router)
     mcp_sessions = mount_mcp(app)  # POST /mcp; one server per app: a session manager runs once
     app.include_router(playground.router)
 
@@ -76,6 +89,10 @@ def create_app(
     # Added last is outermost: the boundary also answers for what the gate refuses.
     app.add_middleware(BodyGate, limit_for=partial(body_limit, settings))
     app.add_middleware(ErrorBoundary)
+    if tracing is not None:
+        app.add_middleware(TracingMiddleware, tracing=tracing)
+    if settings.metrics:  # outermost: counts what the boundary answered too
+        install_metrics(app)
     app.openapi = partial(openapi_document, app, settings)  # type: ignore[method-assign]
     return app
 
@@ -115,3 +132,15 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
         schemas[TIMEZONE_SCHEMA] = {"type": "string", "enum": sorted(zone_names())}
         app.openapi_schema = doc
     return app.openapi_schema
+
+
+def serve_app() -> FastAPI:
+    """The app factory ``suikou serve`` gives uvicorn (``factory=True``, one call per worker).
+
+    Uvicorn calls it inside ``Server.serve`` after capturing the signals, so the drain hook chains
+    onto uvicorn's handler; settings come from the environment, as in every worker.
+    """
+    from app.shutdown import install_drain_hook
+
+    install_drain_hook()
+    return create_app()

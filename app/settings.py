@@ -67,9 +67,46 @@ class Settings(BaseSettings):
         description="Largest chat request body: clients resend whole histories, images included (ignored, but sent).",
     )
 
+    # Limits and readiness (docs/fdr/0018-rate-limits.md). Empty / 0 = off: nothing runs per request.
+    rate_limit: str = Field(
+        default="", description="Requests per API key (chat and REST share it), e.g. '120/minute'; empty = off."
+    )
+    model_rate_limit: str = Field(
+        default="", description="Chat requests per API key when a real model is configured, e.g. '20/minute'."
+    )
+    max_streams_per_key: int = Field(default=0, ge=0, description="Open streaming chat responses per key; 0 = off.")
+    stream_lease_seconds: float = Field(
+        default=120.0, gt=0, description="A stream's slot is renewed while it runs and expires this long after."
+    )
+    redis_url: str | None = Field(
+        default=None, description="Share limits between processes, e.g. 'redis://127.0.0.1:6379/0'; unset = memory."
+    )
+    redis_prefix: str = Field(default="suikou:", description="Prefix of every Redis key Suikou writes.")
+    readiness_timeout_s: float = Field(default=2.0, gt=0, description="How long /readyz waits for each check.")
+
     host: str = "127.0.0.1"
     port: int = 8000
     log_requests: bool = True
+    workers: int = Field(default=1, ge=1, description="`suikou serve` worker processes (--workers).")
+    shutdown_grace_s: float = Field(
+        default=20.0,
+        ge=0,
+        description="On SIGTERM, how long open streams may take to finish; keep it below the orchestrator's kill "
+        "grace (Kubernetes: 30 s).",
+    )
+
+    metrics: bool = Field(
+        default=True,
+        description="Prometheus metrics at /metrics, behind the API keys once any key exists (docs/fdr/0017).",
+    )
+    tracing: bool | None = Field(
+        default=None,
+        description="OpenTelemetry traces, exported as the OTEL_* variables say. Unset: on when "
+        "OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) is set.",
+    )
+    trace_content: bool = Field(
+        default=False, description="Put message text and task titles (prompts, answers, query values) in spans."
+    )
 
 
 @lru_cache

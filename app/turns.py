@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from app import shutdown
 from app.errors import error_body, mark_logged
 from app.state import AppState
 from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
@@ -103,6 +104,30 @@ async def complete(job: ChatJob, ids: ResponseIds) -> dict[str, Any]:
 
 
 _DONE = object()
+_CUT = object()  # the drain deadline passed before the turn finished
+_CUT_NOTE = {
+    "zh": "（服务正在重启，这一轮没来得及答完，请重发一次；已经记下的任务不会重复创建。）",
+    "en": "(The server is restarting and could not finish this answer: please send it again; "
+    "a task already saved will not be created twice.)",
+}
+
+
+async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
+    """The next item; ``_CUT`` once ``deadline`` (loop time, set when draining began) has passed."""
+    if deadline is None:
+        return await queue.get()
+    try:
+        return await asyncio.wait_for(queue.get(), max(0.0, deadline - asyncio.get_running_loop().time()))
+    except TimeoutError:
+        return _CUT
+
+
+def _cut_chunks(job: ChatJob, ids: ResponseIds, include_usage: bool) -> Iterator[str]:
+    """A stream still open at the drain deadline ends well: a note, finish_reason "length", [DONE]."""
+    text = _CUT_NOTE.get(job.turn.locale, _CUT_NOTE["zh"])
+    yield sse(chunk(ids, {"content": text, "reasoning_content": None}, usage=include_usage))
+    yield sse(chunk(ids, {"content": "", "reasoning_content": None}, finish_reason="length", usage=include_usage))
+    yield sse("[DONE]")
 
 
 async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> AsyncIterator[str]:
@@ -125,11 +150,21 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
             queue.put_nowait(_DONE)
 
     worker = asyncio.create_task(produce())
+    unwatch = shutdown.watch(queue.put_nowait)
+    deadline: float | None = None
     try:
         yield sse(chunk(ids, {"role": "assistant", "content": "", "reasoning_content": None}, usage=include_usage))
         content_started = False
-        while (item := await queue.get()) is not _DONE:
-            if isinstance(item, StageEvent):
+        while (item := await _next(queue, deadline)) is not _DONE:
+            if item is shutdown.DRAINING:  # finish the turn if it can, within the grace period
+                if deadline is None:  # a second signal does not extend it
+                    budget = shutdown.drain_budget(job.state.settings.shutdown_grace_s)
+                    deadline = asyncio.get_running_loop().time() + budget
+            elif item is _CUT:
+                for piece in _cut_chunks(job, ids, include_usage):
+                    yield piece
+                return
+            elif isinstance(item, StageEvent):
                 # Once the answer has begun, an event (a provider cut, a correction) travels only in
                 # its structured field: clients show one thinking block, before the answer.
                 line = None if content_started else item.as_line()
@@ -150,5 +185,8 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
             yield sse(usage_chunk(ids, job.turn.trace.usage))
         yield sse("[DONE]")
     finally:
+        unwatch()
+        # A cut turn may be inside a note's write: that runs in a thread in one transaction, and
+        # cancelling waits for the thread, so the note is whole or absent (a retry is idempotent).
         if not worker.done():
             worker.cancel()

@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import sqlalchemy as sa
 from sqlalchemy.engine import URL, Engine, make_url
@@ -152,6 +152,28 @@ def _at_head(engine: Engine) -> bool:
     return rows == [SCHEMA_HEAD]
 
 
+SchemaStatus = Literal["head", "fresh", "behind", "unknown"]
+
+
+def schema_status(engine: Engine) -> tuple[SchemaStatus, str | None]:
+    """Where the database stands against :data:`SCHEMA_HEAD`, without importing alembic.
+
+    ``fresh``: no ``alembic_version`` table and no Suikou tables (an empty database); ``behind``:
+    an older revision, or tables but no record; ``unknown``: a revision this code does not ship
+    (a newer release migrated it). The second value is the recorded revision.
+    """
+    with engine.connect() as conn:
+        tables = set(sa.inspect(conn).get_table_names())
+        if "alembic_version" not in tables:
+            return ("behind" if tables else "fresh"), None
+        rows = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalars().all()
+    revision = rows[0] if len(rows) == 1 else None
+    if revision == SCHEMA_HEAD:
+        return "head", revision
+    known = {path.name.split("_", 1)[0] for path in (MIGRATIONS_DIR / "versions").glob("*.py")}
+    return ("behind" if revision and revision.split("_", 1)[0] in known else "unknown"), revision
+
+
 def current_revision(engine: Engine) -> str | None:
     from alembic.runtime.migration import MigrationContext
 
@@ -173,5 +195,6 @@ __all__ = [
     "make_engine",
     "migrate",
     "normalize_url",
+    "schema_status",
     "session_factory",
 ]

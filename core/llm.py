@@ -79,6 +79,9 @@ class ModelHub:
     output_retries: int = 1
     per_node: Mapping[str, str] = field(default_factory=dict)
     injected: Mapping[str, Model] = field(default_factory=dict)
+    # pydantic-ai InstrumentationSettings bound by the app when tracing is on: runs then report
+    # agent and model spans under the node's span (set per hub, not on the process-wide agents).
+    instrumentation: Any = None
     _cache: dict[str, Model] = field(default_factory=dict, repr=False)
 
     def name_for(self, node: str) -> str:
@@ -97,6 +100,15 @@ class ModelHub:
         if name not in self._cache:
             self._cache[name] = self._build(name)
         return self._cache[name]
+
+    def run_model(self, node: str) -> Model:
+        """The model a run of `node` uses: `model_for`, instrumented when tracing is on."""
+        model = self.model_for(node)
+        if self.instrumentation is None:
+            return model
+        from pydantic_ai.models.instrumented import InstrumentedModel
+
+        return InstrumentedModel(model, self.instrumentation)
 
     async def aclose(self) -> None:
         """Closes the HTTP clients of the provider models this hub built (idempotent)."""
@@ -268,7 +280,7 @@ async def _ask_provider(
             with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
                 result = await agent_for(spec).run(
                     _text(prompt),
-                    model=hub.model_for(node),
+                    model=hub.run_model(node),
                     model_settings=settings,
                     message_history=message_history,
                     # One number for every kind of retry (invalid output, text instead of a tool
@@ -328,7 +340,7 @@ async def stream_text(
             with anyio.fail_after(max(0.01, trace.budget.seconds_left())):
                 async with agent_for(spec).run_stream(
                     prompt,
-                    model=hub.model_for(node),
+                    model=hub.run_model(node),
                     model_settings=settings,
                     message_history=message_history() if message_history else None,
                     instructions=instructions,

@@ -41,6 +41,7 @@ from sqlmodel import Session, col, select
 from core import titlegrams
 from core.models import PROMOTABLE_GROUPS, Task, TaskCreate, TaskUpdate, UTCDateTime, effective_group
 from core.prepared import Prepared, db_time, fetch, prepare, read_time
+from core.trace import traced
 
 # Matches are counted up to this many (plus the page's end); past it the total reads "1000+".
 TOTAL_CAP = 1000
@@ -525,6 +526,7 @@ def _connection(db: Session | sa.Connection) -> sa.Connection:
     return connection
 
 
+@traced("store.query_tasks")
 def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
     """One page of a user's tasks plus the number of matches (exact up to ``TOTAL_CAP``).
 
@@ -647,6 +649,7 @@ def _facts_statement(dialect: str) -> Prepared:
     return prepare(_build_facts(), _DIALECTS[dialect])
 
 
+@traced("store.task_facts")
 def task_facts(
     db: Session | sa.Connection,
     user_id: int,

@@ -7,13 +7,63 @@ them; the request log line is built from the same trace.
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, ParamSpec, TypeVar
 
 StageStatus = Literal["start", "end", "info", "error"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+# Observability hooks. core never imports the app (tests/test_layout.py): the app binds these per
+# request (app/metrics.py, app/tracing.py), and unbound each costs one ContextVar read.
+SpanFactory = Callable[[str, Mapping[str, Any]], AbstractContextManager[Any]]
+_SPANS: ContextVar[SpanFactory | None] = ContextVar("suikou_spans", default=None)
+_WATCHED: ContextVar[list[Trace] | None] = ContextVar("suikou_watched_traces", default=None)
+
+
+def traced(name: str) -> Callable[[Callable[P, R]], Callable[P, R]]:
+    """Runs the function inside a span named `name` (store queries); a ContextVar read when tracing is off."""
+
+    def wrap(func: Callable[P, R]) -> Callable[P, R]:
+        @functools.wraps(func)
+        def inner(*args: P.args, **kwargs: P.kwargs) -> R:
+            factory = _SPANS.get()
+            if factory is None:
+                return func(*args, **kwargs)
+            with factory(name, {}):
+                return func(*args, **kwargs)
+
+        return inner
+
+    return wrap
+
+
+@contextmanager
+def bind_spans(factory: SpanFactory) -> Iterator[None]:
+    """Node and store spans go to `factory` inside the block (and tasks/threads started in it)."""
+    token = _SPANS.set(factory)
+    try:
+        yield
+    finally:
+        _SPANS.reset(token)
+
+
+@contextmanager
+def watch_traces() -> Iterator[list[Trace]]:
+    """Every Trace created inside the block (and in tasks/threads started in it) is appended to the
+    yielded list, so the app can read each turn's events once the request is over."""
+    found: list[Trace] = []
+    token = _WATCHED.set(found)
+    try:
+        yield found
+    finally:
+        _WATCHED.reset(token)
 
 
 @dataclass(frozen=True)
@@ -89,6 +139,12 @@ class Trace:
     notes: dict[str, Any] = field(default_factory=dict)
     budget: Budget = field(default_factory=Budget)
     offline_steps: dict[str, int] = field(default_factory=dict)
+    absorbed: bool = False  # its usage was added to another trace (which reports it)
+
+    def __post_init__(self) -> None:
+        watched = _WATCHED.get()
+        if watched is not None:
+            watched.append(self)
 
     def emit(
         self,
@@ -108,10 +164,13 @@ class Trace:
     def node(self, stage: str, start_message: str) -> Iterator[NodeSpan]:
         """Times one node: emits `start` now and `end` (or `error`) when the block exits."""
         self.emit(stage, "start", start_message)
-        span = NodeSpan()
+        node = NodeSpan()
+        factory = _SPANS.get()  # no span name or attributes are built when tracing is off
+        scope = nullcontext() if factory is None else factory(f"node {stage}", {"suikou.node": stage})
         began = time.perf_counter()
         try:
-            yield span
+            with scope:
+                yield node
         except BaseException as exc:
             elapsed = (time.perf_counter() - began) * 1000
             self._record_time(stage, elapsed)
@@ -119,7 +178,7 @@ class Trace:
             raise
         elapsed = (time.perf_counter() - began) * 1000
         self._record_time(stage, elapsed)
-        self.emit(stage, "end", span.message or "完成", span.data, elapsed)
+        self.emit(stage, "end", node.message or "完成", node.data, elapsed)
 
     def _record_time(self, stage: str, elapsed_ms: float) -> None:
         self.timings_ms[stage] = round(self.timings_ms.get(stage, 0.0) + elapsed_ms, 3)
@@ -138,6 +197,7 @@ class Trace:
 
     def absorb(self, other: Trace) -> None:
         """Adds another trace's model usage to this one (its events stay where they were)."""
+        other.absorbed = True
         for node, requests in other.model_calls.items():
             self.model_calls[node] = self.model_calls.get(node, 0) + requests
         for node, steps in other.offline_steps.items():

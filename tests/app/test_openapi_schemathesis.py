@@ -147,10 +147,12 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"}
     assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"}
     assert declared[("GET", "/healthz")] == {"200", "500"}
-    # Every operation but the health check needs the key once keys exist, and says so.
+    assert declared[("GET", "/readyz")] == {"200", "500", "503"}
+    # Every operation but the health and readiness checks needs the key once keys exist, and says so.
+    open_paths = ("/healthz", "/readyz")
     for method, path, op in operations(doc):
-        assert (op.get("security") == [{"HTTPBearer": []}]) == (path != "/healthz"), (method, path)
-        if path != "/healthz":
+        assert (op.get("security") == [{"HTTPBearer": []}]) == (path not in open_paths), (method, path)
+        if path not in open_paths:
             assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
 
 
