@@ -1,4 +1,4 @@
-"""The `suikou` command line: serve, migrate, ask, explain, demo, mcp, apikey.
+"""The `suikou` command line: serve, migrate, ask, doctor, explain, demo, mcp, apikey.
 
 Start-up time matters here (`suikou ask` is a whole process per question), so each command
 imports what it needs inside its function: `ask` loads neither the web app (FastAPI) nor alembic
@@ -235,6 +235,34 @@ def ask(
     typer.secho(
         f"(model requests: {usage.requests}, offline steps: {usage.offline_steps})", fg="bright_black", err=True
     )
+
+
+@cli.command()
+def doctor() -> None:
+    """Check each node's provider with one tiny request; exit 1 when a node cannot answer."""
+    import asyncio
+    import time
+
+    from app.state import hub_from_settings
+    from core.llm import NODES, probe_node
+
+    _started()
+    hub = hub_from_settings(get_settings())
+    if all(hub.is_offline(node) for node in NODES):
+        typer.echo("Every node is offline (SUIKOU_MODEL=offline): nothing to check.")
+        return
+
+    async def probe_all() -> list[Any]:
+        try:
+            return [await probe_node(hub, node, clock=time.monotonic) for node in NODES]
+        finally:
+            await hub.aclose()
+
+    probes = asyncio.run(probe_all())
+    for probe in probes:
+        typer.echo(probe.line())
+    if not all(probe.ok for probe in probes):
+        raise typer.Exit(1)
 
 
 @cli.command()

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -14,6 +15,7 @@ from app.keycache import KeyCache
 from app.settings import Settings
 from core.db import make_engine, migrate
 from core.llm import ModelHub
+from core.providers import ProviderConfig, resolve_providers
 from core.turn import ChatText, Turn, TurnConfig, new_turn
 from route.pipeline import Pipeline
 
@@ -69,13 +71,25 @@ def turn_config_from(settings: Settings, *, reads_inline: bool = False) -> TurnC
     )
 
 
-def hub_from_settings(settings: Settings) -> ModelHub:
+def hub_from_settings(settings: Settings, env: Mapping[str, str] | None = None) -> ModelHub:
+    """The hub; provider keys and URLs also come from the vendors' env vars (`env`, default os.environ)."""
+    configured = {
+        # Env-nested names arrive as OPENAI_COMPATIBLE -> "openai_compatible".
+        name.lower().replace("_", "-"): ProviderConfig(**p.model_dump())
+        for name, p in settings.providers.items()
+    }
     return ModelHub(
         default=settings.model,
         base_url=settings.model_base_url,
         api_key=settings.model_api_key,
         timeout_s=settings.model_timeout_s,
         per_node=settings.node_models,
+        providers=resolve_providers(
+            configured,
+            os.environ if env is None else env,
+            legacy_base_url=settings.model_base_url,
+            legacy_key=settings.model_api_key,
+        ),
     )
 
 

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import anyio
 from pydantic import BaseModel
 
+from core.providers import GENERIC, ModelRef, OutputMode, ProviderConfig, build_model, parse_ref
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -68,8 +69,10 @@ def fallback_errors() -> tuple[type[BaseException], ...]:
 class ModelHub:
     """Per-node model choice.
 
-    `default` and `per_node` name models: "offline" or a model name served by `base_url`.
-    `injected` holds ready model objects (tests pass pydantic-ai `FunctionModel`s here).
+    `default` and `per_node` name models: "offline" or `provider:model` (core/providers.py); a bare
+    name is the old form, a model served by `base_url` with `api_key`. `providers` holds each
+    provider's resolved config (`resolve_providers`). `injected` holds ready model objects (tests
+    pass pydantic-ai `FunctionModel`s here).
     """
 
     default: str = OFFLINE
@@ -78,6 +81,7 @@ class ModelHub:
     timeout_s: float = 20.0
     output_retries: int = 1
     per_node: Mapping[str, str] = field(default_factory=dict)
+    providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     injected: Mapping[str, Model] = field(default_factory=dict)
     # pydantic-ai InstrumentationSettings bound by the app when tracing is on: runs then report
     # agent and model spans under the node's span (set per hub, not on the process-wide agents).
@@ -118,18 +122,19 @@ class ModelHub:
             if client is not None:
                 await client.close()
 
-    def _build(self, name: str) -> Model:
-        from openai import AsyncOpenAI
-        from pydantic_ai.models.openai import OpenAIChatModel
-        from pydantic_ai.providers.openai import OpenAIProvider
+    def ref_for(self, node: str) -> ModelRef:
+        return parse_ref(self.name_for(node))
 
-        client = AsyncOpenAI(
-            base_url=self.base_url,
-            api_key=self.api_key or "not-needed",
-            max_retries=0,
-            timeout=self.timeout_s,
-        )
-        return OpenAIChatModel(name, provider=OpenAIProvider(openai_client=client))
+    def config_for(self, ref: ModelRef) -> ProviderConfig:
+        """The provider's config; the generic one falls back to the hub's own base URL and key."""
+        cfg = self.providers.get(ref.provider, ProviderConfig())
+        if ref.provider == GENERIC:
+            cfg = replace(cfg, base_url=cfg.base_url or self.base_url, api_key=cfg.api_key or self.api_key)
+        return cfg
+
+    def _build(self, name: str) -> Model:
+        ref = parse_ref(name)
+        return build_model(ref, self.config_for(ref), timeout_s=self.timeout_s)
 
 
 def offline_model(answer: Callable[[], BaseModel | str], *, name: str = OFFLINE) -> FunctionModel:
@@ -258,6 +263,57 @@ async def run_structured(
     return _offline_output(spec, offline)
 
 
+# (model ref, output mode) pairs a provider rejected, remembered for the process: a shape that got
+# a 400 once is not sent again (docs/fdr/0020).
+REJECTED_MODES: set[tuple[str, str]] = set()
+MODES: tuple[OutputMode, ...] = ("tool", "native", "prompted")
+# Status codes that mean "this request shape is not accepted", as opposed to a failing provider.
+REJECTION_STATUS = (400, 422)
+
+
+class _Rejected(Exception):
+    """The provider (or its profile, before sending) refused this output mode."""
+
+
+def output_modes(spec: NodeSpec[Any], node: str, hub: ModelHub) -> list[OutputMode | None]:
+    """The modes to try for a node, best first: the profile's default, then the others it supports,
+    minus those rejected before. None = the spec's plain output type (text, or injected models)."""
+    if node in hub.injected or not issubclass(spec.output_type, BaseModel):
+        return [None]
+    profile = hub.model_for(node).profile
+    first = profile.get("default_structured_output_mode", "tool")
+    first = first if first in MODES else "tool"
+    order = [first, *(m for m in MODES if m != first)]
+    name = hub.name_for(node)
+    supported = {"native": bool(profile.get("supports_json_schema_output"))}
+    return [m for m in order if supported.get(m, True) and (name, m) not in REJECTED_MODES]
+
+
+def _output_for(spec: NodeSpec[Any], mode: OutputMode | None) -> Any:
+    from pydantic_ai import NativeOutput, PromptedOutput, ToolOutput
+
+    wrappers: dict[str, Any] = {"tool": ToolOutput, "native": NativeOutput, "prompted": PromptedOutput}
+    return spec.output_type if mode is None else wrappers[mode](spec.output_type)
+
+
+def _is_rejection(exc: BaseException) -> bool:
+    from pydantic_ai.exceptions import ModelHTTPError, UserError
+
+    return isinstance(exc, UserError) or (isinstance(exc, ModelHTTPError) and exc.status_code in REJECTION_STATUS)
+
+
+def _report_rejection(trace: Trace, node: str, name: str, mode: str, exc: BaseException) -> None:
+    REJECTED_MODES.add((name, mode))
+    status = getattr(exc, "status_code", None)
+    log.warning("%s (%s) rejected output mode %s: %s", node, name, mode, str(exc)[:300])
+    trace.emit(
+        "output_mode",
+        "info",
+        f"{node} 的模型不接受 {mode} 输出方式，换一种方式再试",
+        {"node": node, "model": name, "mode": mode, "status": status, "error": type(exc).__name__},
+    )
+
+
 async def _ask_provider(
     spec: NodeSpec[Any],
     prompt: Prompt,
@@ -267,20 +323,53 @@ async def _ask_provider(
     message_history: Sequence[ModelMessage] | None,
     instructions: Prompt,
 ) -> tuple[bool, Any]:
-    """(True, output) from the provider, or (False, None) after a counted, reported failure."""
+    """(True, output) from the provider, or (False, None) after a counted, reported failure.
+
+    A mode the provider rejects is remembered and the next one tried, within the budget; each
+    mode is tried at most once per call, so this never loops.
+    """
+    modes = output_modes(spec, node, hub)
+    for i, mode in enumerate(modes):
+        last = i == len(modes) - 1
+        try:
+            return await _run_once(spec, mode, prompt, node, hub, trace, message_history, instructions, last=last)
+        except _Rejected as rejected:
+            _report_rejection(trace, node, hub.name_for(node), str(mode), rejected.__cause__ or rejected)
+            if not _within_budget(node, hub, trace):
+                return False, None
+    if not modes:  # every mode was rejected earlier in this process
+        _report_fallback(trace, node, EmptyReply("no output mode left"), "改用离线规则")
+    return False, None
+
+
+async def _run_once(
+    spec: NodeSpec[Any],
+    mode: OutputMode | None,
+    prompt: Prompt,
+    node: str,
+    hub: ModelHub,
+    trace: Trace,
+    message_history: Sequence[ModelMessage] | None,
+    instructions: Prompt,
+    *,
+    last: bool,
+) -> tuple[bool, Any]:
+    """One agent run in one output mode. Raises `_Rejected` when the mode is refused and another is left."""
     from pydantic_ai import capture_run_messages
-    from pydantic_ai.exceptions import UsageLimitExceeded
+    from pydantic_ai.exceptions import UsageLimitExceeded, UserError
     from pydantic_ai.usage import UsageLimits
 
     settings, seconds = _call_settings(hub, trace)
     allowed = trace.requests_left()
     retries = max(0, min(hub.output_retries, allowed - 1))
+    errors: tuple[type[BaseException], ...] = (*fallback_errors(), UserError)
     with capture_run_messages() as messages:
         try:
             with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
                 result = await agent_for(spec).run(
                     _text(prompt),
                     model=hub.run_model(node),
+                    output_type=_output_for(spec, mode),
                     model_settings=settings,
                     message_history=message_history,
                     # One number for every kind of retry (invalid output, text instead of a tool
@@ -289,11 +378,17 @@ async def _ask_provider(
                     usage_limits=UsageLimits(request_limit=allowed),
                     instructions=_text(instructions),
                 )
-        except fallback_errors() as exc:
-            # The failed run still cost requests (an invalid output and its retry are two); count
-            # them all so usage stays honest. A request the limit stopped was not sent.
-            sent_last = not isinstance(exc, UsageLimitExceeded)
-            trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
+        except errors as exc:
+            # A UserError is the profile refusing the mode before anything was sent: nothing to count.
+            # Otherwise the failed run still cost requests (an invalid output and its retry are
+            # two); count them all so usage stays honest. A request the limit stopped was not sent.
+            if not isinstance(exc, UserError):
+                sent_last = not isinstance(exc, UsageLimitExceeded)
+                trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
+            # The last mode left is never marked rejected: a 400 may be about this prompt (too
+            # long, say), not the shape, and one mode must stay to try next time.
+            if mode is not None and not last and _is_rejection(exc):
+                raise _Rejected from exc
             _report_fallback(trace, node, exc, "改用离线规则")
             return False, None
     usage = result.usage
@@ -378,3 +473,85 @@ async def stream_text(
 
 # Between a provider reply cut off mid-stream and the offline answer that completes the turn.
 OFFLINE_AFTER_CUT = "\n\n"
+
+
+# --- `suikou doctor`: one tiny request per node -------------------------------------------------
+
+NODES = ("route", "plan", "reflect", "extract", "chat")
+LABELS = {"route": "router"}  # what operators call the node in the issue and the README
+
+
+class Ping(BaseModel):
+    """A health check answer."""
+
+    ok: bool
+
+
+PINGS: dict[bool, NodeSpec[Any]] = {
+    True: NodeSpec("doctor", Ping, "This is a health check. Answer with ok=true."),
+    False: NodeSpec("doctor-text", str, "This is a health check. Answer with the word ok."),
+}
+# Why a request failed, by HTTP status, in an operator's words.
+STATUS_WORDS = {401: "unauthorized", 403: "forbidden", 404: "model not found", 429: "rate limited"}
+
+
+@dataclass(frozen=True)
+class Probe:
+    node: str
+    model: str
+    ok: bool
+    mode: str | None = None
+    seconds: float = 0.0
+    problem: str | None = None
+
+    def line(self) -> str:
+        head = f"{LABELS.get(self.node, self.node)}: {self.model} — "
+        if self.model == OFFLINE:
+            return head + "offline rules"
+        if self.ok:
+            return head + f"ok in {self.seconds:.2f}s, output mode {self.mode or 'text'}"
+        return head + f"{self.problem}; this node falls back to its offline rules"
+
+
+def describe_failure(exc: BaseException, ref: ModelRef) -> str:
+    from core.providers import key_hint
+
+    status = getattr(exc, "status_code", None)
+    if status in (401, 403):
+        return f"{status} {STATUS_WORDS[status]} (check {key_hint(ref.provider)})"
+    if status is not None:
+        return f"{status} {STATUS_WORDS.get(status, type(exc).__name__)}"
+    return f"{type(exc).__name__}: {str(exc)[:120]}"
+
+
+async def probe_node(hub: ModelHub, node: str, *, clock: Callable[[], float]) -> Probe:
+    """Asks `node`'s provider one tiny question the way the node would (its output modes, no SDK
+    retries, the hub's timeout), timed by `clock`."""
+    from pydantic_ai.exceptions import UserError
+    from pydantic_ai.settings import ModelSettings
+
+    name = hub.name_for(node)
+    if hub.is_offline(node):
+        return Probe(node, name, True)
+    spec = PINGS[node != "chat"]
+    errors: tuple[type[BaseException], ...] = (*fallback_errors(), UserError)
+    start, problem = clock(), "no output mode left"
+    try:
+        for mode in output_modes(spec, node, hub):
+            try:
+                with anyio.fail_after(hub.timeout_s * 2):
+                    await agent_for(spec).run(
+                        "ping",
+                        model=hub.model_for(node),
+                        output_type=_output_for(spec, mode),
+                        model_settings=ModelSettings(timeout=hub.timeout_s),
+                        retries=1,
+                    )
+                return Probe(node, name, True, mode, clock() - start)
+            except errors as exc:
+                problem = describe_failure(exc, hub.ref_for(node))
+                if not _is_rejection(exc):
+                    break
+    except UserError as exc:  # the model could not even be built (a malformed name, say)
+        problem = describe_failure(exc, hub.ref_for(node))
+    return Probe(node, name, False, None, clock() - start, problem)

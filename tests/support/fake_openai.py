@@ -48,6 +48,8 @@ class Reply:
     text: str = "ok"
     prompt_tokens: int = 11
     completion_tokens: int = 7
+    # DeepSeek / Qwen style thinking, sent as `message.reasoning_content` beside the answer.
+    reasoning: str | None = None
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,33 @@ class Cut:
     text: str = "好的，我来"
 
 
-Behaviour = Reply | Fail | Sleep | Malformed | Cut
+@dataclass(frozen=True)
+class RejectShape:
+    """A provider that refuses one request shape with a 400 (as DeepSeek does json_schema) and
+    answers every other request with `then`. `shape`: "json_schema", "json_object" or "tools"."""
+
+    shape: str = "json_schema"
+    then: Reply = field(default_factory=Reply)
+    message: str = "This response_format type is unavailable now"
+
+
+Behaviour = Reply | Fail | Sleep | Malformed | Cut | RejectShape
+
+
+def shape_of(body: dict[str, Any]) -> set[str]:
+    """What kind of structured output a request asks for: its tools and response_format type."""
+    kinds = {str((body.get("response_format") or {}).get("type"))} - {"None"}
+    return kinds | ({"tools"} if body.get("tools") else set())
+
+
+# The prompted-output instruction pydantic-ai adds (sent with or without response_format).
+PROMPTED_MARKER = "Always respond with a JSON object"
+
+
+def wants_json(body: dict[str, Any]) -> bool:
+    system = "\n".join(str(m.get("content")) for m in body.get("messages", []) if m.get("role") == "system")
+    return bool(shape_of(body) & {"json_schema", "json_object"}) or PROMPTED_MARKER in system
+
 
 # Which node a request comes from, by the opening words of its instructions (see `on_node`).
 NODE_MARKERS: dict[str, str] = {
@@ -113,6 +141,7 @@ class FakeOpenAI:
 
     def __init__(self) -> None:
         self.requests: list[dict[str, Any]] = []
+        self.auths: list[str | None] = []  # the Authorization header of each request, same order
         self._by_model: dict[str, Behaviour] = dict(BUILTIN)
         self._by_node: dict[str, Behaviour] = {}
         self._script: deque[Behaviour] = deque()
@@ -142,6 +171,7 @@ class FakeOpenAI:
         """Forget recorded requests, the queue and per-model behaviours (built-ins stay)."""
         with self._lock:
             self.requests.clear()
+            self.auths.clear()
             self._script.clear()
             self._by_model = dict(BUILTIN)
             self._by_node = {}
@@ -150,15 +180,17 @@ class FakeOpenAI:
         """Forget recorded requests only; scripted behaviours stay."""
         with self._lock:
             self.requests.clear()
+            self.auths.clear()
 
     def seen(self, model: str | None = None) -> list[dict[str, Any]]:
         """Recorded request bodies, optionally only those for one model name."""
         with self._lock:
             return [r for r in self.requests if model is None or r.get("model") == model]
 
-    def _choose(self, body: dict[str, Any]) -> Behaviour:
+    def _choose(self, body: dict[str, Any], auth: str | None = None) -> Behaviour:
         with self._lock:
             self.requests.append(body)
+            self.auths.append(auth)
             if self._script:
                 return self._script.popleft()
             node = node_of(body)
@@ -199,7 +231,12 @@ class FakeOpenAI:
         @app.post("/v1/chat/completions")
         async def chat(request: Request) -> Any:
             body = await request.json()
-            behaviour = self._choose(body)
+            behaviour = self._choose(body, request.headers.get("authorization"))
+            if isinstance(behaviour, RejectShape):
+                if behaviour.shape in shape_of(body):
+                    behaviour = Fail(400, behaviour.message, "invalid_request_error")
+                else:
+                    behaviour = behaviour.then
             if isinstance(behaviour, Sleep):
                 # Sleep in small steps and give up once the client has hung up (its timeout), so
                 # no handler outlives the test that started it.
@@ -239,14 +276,25 @@ def _message(body: dict[str, Any], behaviour: Reply | Malformed) -> tuple[dict[s
     elif tools:
         args = behaviour.args
         arguments = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    elif wants_json(body):  # native or prompted output: the JSON is the message text
+        args = behaviour.args
+        return _with_reasoning(
+            {"role": "assistant", "content": args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)},
+            behaviour,
+        ), "stop"
     else:
-        return {"role": "assistant", "content": behaviour.text}, "stop"
+        return _with_reasoning({"role": "assistant", "content": behaviour.text}, behaviour), "stop"
     call = {
         "id": "call_fake_1",
         "type": "function",
         "function": {"name": tools[0] if tools else "x", "arguments": arguments},
     }
-    return {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+    return _with_reasoning({"role": "assistant", "content": None, "tool_calls": [call]}, behaviour), "tool_calls"
+
+
+def _with_reasoning(message: dict[str, Any], behaviour: Reply | Malformed) -> dict[str, Any]:
+    reasoning = behaviour.reasoning if isinstance(behaviour, Reply) else None
+    return message if reasoning is None else {**message, "reasoning_content": reasoning}
 
 
 def _usage(behaviour: Reply | Malformed) -> dict[str, int]:

@@ -1,0 +1,94 @@
+"""`suikou doctor` (issue 14): one tiny request per configured node, a line each, exit 1 when a node
+cannot answer. Providers are the fake chat-completions server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pydantic_ai.models
+import pytest
+from typer.testing import CliRunner
+
+from app.cli import cli
+from app.settings import get_settings
+from core import llm
+from core.llm import ModelHub, probe_node
+from core.providers import ProviderConfig
+from support.fake_openai import Fail, RejectShape, Reply, shape_of
+from support.fake_openai import FakeOpenAI as Fake
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[Fake]:
+    server = Fake()
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def env(fake: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
+    """No .env, no vendor keys from the machine; model requests allowed (to 127.0.0.1 only)."""
+    fake.reset()
+    monkeypatch.chdir(tmp_path)
+    for name in ("SUIKOU_MODEL", "SUIKOU_NODE_MODELS", "SUIKOU_PROVIDERS", "DEEPSEEK_API_KEY", "OLLAMA_BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    monkeypatch.setattr(llm, "REJECTED_MODES", set())
+    get_settings.cache_clear()
+    yield monkeypatch
+    get_settings.cache_clear()
+
+
+def test_doctor_offline_says_so_and_passes(env: pytest.MonkeyPatch) -> None:
+    result = CliRunner().invoke(cli, ["doctor"])
+    assert result.exit_code == 0, result.output
+    assert "Every node is offline" in result.output
+
+
+def test_doctor_checks_each_configured_node(env: pytest.MonkeyPatch, fake: Fake) -> None:
+    env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "deepseek:deepseek-chat", "chat": "ollama:qwen3:8b"}))
+    env.setenv("SUIKOU_PROVIDERS__DEEPSEEK__BASE_URL", fake.base_url)
+    env.setenv("DEEPSEEK_API_KEY", "sk-ds")
+    env.setenv("OLLAMA_BASE_URL", fake.base_url)
+    fake.on_model("deepseek-chat", Reply({"ok": True}, reasoning="检查"))
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith("router: deepseek:deepseek-chat — ok in ")
+    assert lines[0].endswith("output mode tool")
+    assert "plan: offline — offline rules" in lines
+    assert lines[-1].startswith("chat: ollama:qwen3:8b — ok in ")
+    assert fake.auths == ["Bearer sk-ds", "Bearer not-needed"]  # one request per node, no retries
+
+
+def test_doctor_names_the_key_to_fix_and_fails(env: pytest.MonkeyPatch, fake: Fake) -> None:
+    env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "deepseek:deepseek-chat"}))
+    env.setenv("SUIKOU_PROVIDERS", json.dumps({"deepseek": {"base_url": fake.base_url}}))
+    env.setenv("DEEPSEEK_API_KEY", "sk-wrong")
+    fake.on_model("deepseek-chat", Fail(401, "Authentication Fails", "authentication_error"))
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert "router: deepseek:deepseek-chat — 401 unauthorized (check DEEPSEEK_API_KEY)" in result.output
+    assert len(fake.requests) == 1  # a 401 is not a shape problem: no other mode is tried
+
+
+async def test_probe_reports_the_mode_a_picky_provider_accepts(env: pytest.MonkeyPatch, fake: Fake) -> None:
+    ticks = iter([10.0, 10.25])
+    hub = ModelHub(
+        default="openai-compatible:picky",
+        providers={"openai-compatible": ProviderConfig(base_url=fake.base_url, output_mode="native")},
+    )
+    fake.on_model("picky", RejectShape("json_schema", then=Reply({"ok": True})))
+    try:
+        probe = await probe_node(hub, "plan", clock=lambda: next(ticks))
+    finally:
+        await hub.aclose()
+    assert (probe.ok, probe.mode, probe.seconds) == (True, "tool", 0.25)
+    assert [sorted(shape_of(b)) for b in fake.requests] == [["json_schema"], ["tools"]]
