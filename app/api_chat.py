@@ -13,13 +13,17 @@ from app.ratelimit import stream_lease
 from app.turns import complete, make_job, stream
 from app.wire import (
     CHAT_REQUEST,
+    LISTED_SUFFIXES,
     SSE_EVENT,
+    STAGE_DISPLAYS,
     ChatCompletion,
     ModelCard,
     ModelList,
     ResponseIds,
     message_texts,
+    model_display,
     parse_chat_request,
+    stage_display,
 )
 
 router = APIRouter()
@@ -67,13 +71,24 @@ async def chat_completions(
     x_client_message_id: Annotated[
         str | None, Header(description="Names one attempt of a turn: its retries create at most one task.")
     ] = None,
+    x_suikou_stages: Annotated[
+        str | None,
+        Header(
+            description="Where stage events go (docs/fdr/0021); overrides the model suffix and SUIKOU_STAGE_DISPLAY.",
+            json_schema_extra={"enum": list(STAGE_DISPLAYS)},
+        ),
+    ] = None,
 ) -> Any:
     body = parse_chat_request(request.headers.get("content-type"), await request.body())
     messages = message_texts(body, max_chars=state.settings.max_message_chars, max_messages=state.settings.max_messages)
-    if not state.settings.accept_any_model and body.model != state.settings.served_model_id:
+    served = state.settings.served_model_id
+    if not state.settings.accept_any_model and not _is_served(body.model, served):
         raise NotFound(f"The model '{body.model}' does not exist.", param="model", code="model_not_found")
+    display = stage_display(x_suikou_stages, body.model, served, state.settings.stage_display)
     assert user.id is not None
-    job = make_job(state, body, messages, user_id=user.id, tz=tz, client_message_id=x_client_message_id)
+    job = make_job(
+        state, body, messages, user_id=user.id, tz=tz, client_message_id=x_client_message_id, display=display
+    )
     ids = ResponseIds(body.model)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
@@ -90,13 +105,21 @@ def _model_card(model_id: str) -> ModelCard:
     return ModelCard(id=model_id, object="model", created=MODEL_CREATED, owned_by="suikou")
 
 
+def _is_served(model: str, served: str) -> bool:
+    """The served id, or it with a stage-display suffix (`suikou-think`)."""
+    return model == served or model_display(model, served) is not None
+
+
 @router.get("/v1/models", response_model=ModelList, responses=error_responses(401, 500))
 async def list_models(state: StateDep, _user: CurrentUser) -> ModelList:
-    return ModelList(object="list", data=[_model_card(state.settings.served_model_id)])
+    served = state.settings.served_model_id
+    # The suffixed ids are for UIs where picking a model is the only per-chat setting.
+    ids = [served, *(f"{served}-{suffix}" for suffix in LISTED_SUFFIXES)]
+    return ModelList(object="list", data=[_model_card(i) for i in ids])
 
 
 @router.get("/v1/models/{model_id}", response_model=ModelCard, responses=error_responses(401, 404, 500))
 async def get_model(model_id: str, state: StateDep, _user: CurrentUser) -> ModelCard:
-    if model_id != state.settings.served_model_id:
+    if not _is_served(model_id, state.settings.served_model_id):
         raise NotFound(f"The model '{model_id}' does not exist.", param="model", code="model_not_found")
     return _model_card(model_id)

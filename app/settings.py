@@ -6,19 +6,36 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, Field
+from pydantic import AliasChoices, BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DB_PATH = Path.home() / ".local" / "share" / "suikou" / "suikou.db"
 
 
+class ProviderSettings(BaseModel):
+    """One provider's overrides (docs/fdr/0020): unset fields come from the vendor's env vars / profile."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    strict_tools: bool | None = None
+    forced_tool_choice: bool | None = None
+    output_mode: Literal["tool", "native", "prompted"] | None = None
+
+
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="SUIKOU_", env_file=".env", extra="ignore", populate_by_name=True)
+    # `__` nests: SUIKOU_PROVIDERS__DEEPSEEK__API_KEY=... sets providers["deepseek"].api_key.
+    model_config = SettingsConfigDict(
+        env_prefix="SUIKOU_", env_file=".env", extra="ignore", populate_by_name=True, env_nested_delimiter="__"
+    )
 
     database_url: str = Field(default=f"sqlite:///{DEFAULT_DB_PATH}", description="SQLite file or PostgreSQL URL.")
     timezone: str = Field(default="Asia/Shanghai", description="Default user timezone.")
 
-    model: str = Field(default="offline", description="'offline' or a model name at model_base_url.")
+    model: str = Field(
+        default="offline",
+        description="'offline', 'provider:model' (deepseek:deepseek-chat, ollama:qwen2.5:7b, ...) "
+        "or a bare model name at model_base_url.",
+    )
     model_base_url: str | None = Field(default=None, description="OpenAI-compatible chat-completions base URL.")
     model_api_key: str | None = None
     model_timeout_s: float = 20.0
@@ -28,7 +45,12 @@ class Settings(BaseSettings):
     turn_time_budget_s: float = Field(default=60.0, gt=0, description="Wall time one turn may spend on providers.")
     node_models: dict[str, str] = Field(
         default_factory=dict,
-        description='Per-node model names, JSON: {"plan": "gpt-4o-mini", "reflect": "offline"}.',
+        description='Per-node models, JSON: {"route": "deepseek:deepseek-chat", "reflect": "offline"}.',
+    )
+    providers: dict[str, ProviderSettings] = Field(
+        default_factory=dict,
+        description='Per-provider base URL, key and profile overrides, JSON ({"deepseek": {"api_key": "..."}}) '
+        "or SUIKOU_PROVIDERS__<NAME>__<FIELD>.",
     )
 
     auth_cache_seconds: float = Field(
@@ -37,6 +59,11 @@ class Settings(BaseSettings):
 
     served_model_id: str = Field(default="suikou", description="The model id clients see in /v1/models.")
     accept_any_model: bool = Field(default=True, description="Accept any `model` in requests (clients vary).")
+    stage_display: Literal["reasoning", "think", "none"] = Field(
+        default="reasoning",
+        description="Where stage events go: `reasoning_content`, a <think> block opening `content`, or only "
+        "the `suikou_event` field; a request's X-Suikou-Stages header or model suffix overrides it.",
+    )
 
     default_limit: int = Field(default=5, ge=1)
     max_limit: int = Field(default=20, ge=1)

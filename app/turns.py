@@ -12,7 +12,7 @@ from typing import Any
 from app import shutdown
 from app.errors import error_body, mark_logged
 from app.state import AppState
-from app.wire import ChatRequest, ResponseIds, chunk, completion_body, sse, usage_chunk
+from app.wire import ChatRequest, ResponseIds, StageDisplay, StageView, chunk, completion_body, sse, usage_chunk
 from core.trace import StageEvent
 from core.turn import ChatText, Turn
 from route.pipeline import TurnOutcome
@@ -27,6 +27,7 @@ class ChatJob:
     state: AppState
     turn: Turn
     request: ChatRequest
+    display: StageDisplay = "reasoning"  # where stage lines go (docs/fdr/0021-stage-display.md)
 
     async def run(self) -> TurnOutcome:
         try:
@@ -46,9 +47,10 @@ def make_job(
     user_id: int,
     tz: str,
     client_message_id: str | None,
+    display: StageDisplay = "reasoning",
 ) -> ChatJob:
     turn = state.new_turn(messages, user_id=user_id, tz=tz, client_message_id=client_message_id)
-    return ChatJob(state, turn, request)
+    return ChatJob(state, turn, request, display)
 
 
 def log_failure(turn: Turn, exc: Exception) -> None:
@@ -100,7 +102,7 @@ async def complete(job: ChatJob, ids: ResponseIds) -> dict[str, Any]:
     outcome = await job.run()
     events = job.turn.trace.events
     reasoning = "".join(e.as_line() for e in events)
-    return completion_body(ids, outcome.content, reasoning, events, job.turn.trace.usage)
+    return completion_body(ids, outcome.content, reasoning, events, job.turn.trace.usage, job.display)
 
 
 _DONE = object()
@@ -122,19 +124,21 @@ async def _next(queue: asyncio.Queue[Any], deadline: float | None) -> Any:
         return _CUT
 
 
-def _cut_chunks(job: ChatJob, ids: ResponseIds, include_usage: bool) -> Iterator[str]:
+def _cut_chunks(job: ChatJob, ids: ResponseIds, view: StageView, include_usage: bool) -> Iterator[str]:
     """A stream still open at the drain deadline ends well: a note, finish_reason "length", [DONE]."""
     text = _CUT_NOTE.get(job.turn.locale, _CUT_NOTE["zh"])
-    yield sse(chunk(ids, {"content": text, "reasoning_content": None}, usage=include_usage))
-    yield sse(chunk(ids, {"content": "", "reasoning_content": None}, finish_reason="length", usage=include_usage))
+    for delta in view.answer(text):
+        yield sse(chunk(ids, delta, usage=include_usage))
+    yield sse(chunk(ids, view.delta(""), finish_reason="length", usage=include_usage))
     yield sse("[DONE]")
 
 
 async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> AsyncIterator[str]:
-    """SSE body: role chunk, stage events as reasoning, the answer as content, finish, usage, [DONE].
+    """SSE body: role chunk, stage events (as `job.display` says), the answer as content, finish,
+    usage, [DONE].
 
-    Reasoning and content never share a delta; every delta carries the `reasoning_content` key
-    (DeepSeek's layout) so DeepSeek-style client loops work too.
+    Reasoning and content never share a delta; in `reasoning` mode every delta carries the
+    `reasoning_content` key (DeepSeek's layout) so DeepSeek-style client loops work too.
     """
     queue: asyncio.Queue[Any] = asyncio.Queue()
     job.turn.trace.sink = queue.put_nowait
@@ -152,35 +156,35 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
     worker = asyncio.create_task(produce())
     unwatch = shutdown.watch(queue.put_nowait)
     deadline: float | None = None
+    view = StageView(job.display)
     try:
-        yield sse(chunk(ids, {"role": "assistant", "content": "", "reasoning_content": None}, usage=include_usage))
-        content_started = False
+        yield sse(chunk(ids, view.role(), usage=include_usage))
         while (item := await _next(queue, deadline)) is not _DONE:
             if item is shutdown.DRAINING:  # finish the turn if it can, within the grace period
                 if deadline is None:  # a second signal does not extend it
                     budget = shutdown.drain_budget(job.state.settings.shutdown_grace_s)
                     deadline = asyncio.get_running_loop().time() + budget
             elif item is _CUT:
-                for piece in _cut_chunks(job, ids, include_usage):
+                for piece in _cut_chunks(job, ids, view, include_usage):
                     yield piece
                 return
             elif isinstance(item, StageEvent):
                 # Once the answer has begun, an event (a provider cut, a correction) travels only in
                 # its structured field: clients show one thinking block, before the answer.
-                line = None if content_started else item.as_line()
-                delta = {"content": "" if content_started else None, "reasoning_content": line}
-                yield sse(chunk(ids, delta, usage=include_usage, event=item))
+                yield sse(chunk(ids, view.stage(item), usage=include_usage, event=item))
             elif item[0] == "content":
-                if item[1]:
-                    content_started = True
-                    delta = {"content": item[1], "reasoning_content": None}
+                for delta in view.answer(item[1]) if item[1] else ():
                     yield sse(chunk(ids, delta, usage=include_usage))
             else:
+                # A think block left open would swallow the rest of the message in tag-parsing UIs.
+                for delta in view.close():
+                    yield sse(chunk(ids, delta, usage=include_usage))
                 yield sse(error_body("The server had an error while answering.", "server_error", None, None))
                 yield sse("[DONE]")
                 return
-        final = {"content": "", "reasoning_content": None}
-        yield sse(chunk(ids, final, finish_reason="stop", usage=include_usage))
+        for delta in view.close():  # an answer with no text still closes its think block
+            yield sse(chunk(ids, delta, usage=include_usage))
+        yield sse(chunk(ids, view.delta(""), finish_reason="stop", usage=include_usage))
         if include_usage:
             yield sse(usage_chunk(ids, job.turn.trace.usage))
         yield sse("[DONE]")

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -214,6 +216,89 @@ def message_texts(request: ChatRequest, *, max_chars: int, max_messages: int | N
     return out
 
 
+# --- stage display (docs/fdr/0021-stage-display.md) -----------------------------------------------
+
+StageDisplay = Literal["reasoning", "think", "none"]
+STAGE_DISPLAYS: tuple[StageDisplay, ...] = ("reasoning", "think", "none")
+STAGE_HEADER = "X-Suikou-Stages"
+# Model ids `<served id>-<suffix>`, for UIs where picking a model is the only per-chat choice.
+# `none` is an unlisted alias of `plain`.
+MODEL_SUFFIXES: dict[str, StageDisplay] = {"think": "think", "plain": "none", "none": "none"}
+LISTED_SUFFIXES = ("think", "plain")
+THINK_OPEN = "<think>\n"
+THINK_CLOSE = "</think>\n\n"
+# A task title or query echoed in a stage line must not open or close the block early.
+_THINK_TAG = re.compile(r"<(/?think)>", re.IGNORECASE)
+
+
+def think_safe(text: str) -> str:
+    return _THINK_TAG.sub(r"‹\1›", text)
+
+
+def model_display(model: str, served_id: str) -> StageDisplay | None:
+    """The display a model id asks for (`suikou-think`), or None for any other id."""
+    base, _, suffix = model.rpartition("-")
+    return MODEL_SUFFIXES.get(suffix) if base == served_id else None
+
+
+def stage_display(header: str | None, model: str, served_id: str, default: StageDisplay) -> StageDisplay:
+    """Header, then model suffix, then the setting. An unknown header value is a 400."""
+    if header is not None:
+        # Exactly as the OpenAPI document's enum says: a near miss ("Think") is a typo to report.
+        if header not in STAGE_DISPLAYS:
+            raise BadRequest(
+                f"Unknown {STAGE_HEADER} value {header[:64]!r}; use one of: {', '.join(STAGE_DISPLAYS)}.",
+                param=STAGE_HEADER,
+                code="unsupported_value",
+            )
+        return header
+    return model_display(model, served_id) or default
+
+
+@dataclass
+class StageView:
+    """The deltas of one streamed response in one display mode.
+
+    `reasoning`: stage lines in `reasoning_content`, every delta carries both keys (DeepSeek's
+    layout). `think`: the lines open a `<think>` block at the start of `content`, closed in its own
+    chunk before the answer (NextChat needs `<think>` to start a chunk and `</think>` to end one);
+    no `reasoning_content` key at all. `none`: no lines. In every mode the structured `suikou_event`
+    field rides on the stage's chunk.
+    """
+
+    mode: StageDisplay
+    answering: bool = False  # the answer text has begun: later stages travel only as `suikou_event`
+    open_think: bool = False
+
+    def delta(self, content: str | None, reasoning: str | None = None) -> dict[str, Any]:
+        if self.mode == "reasoning":
+            return {"content": content, "reasoning_content": reasoning}
+        return {"content": content or ""}
+
+    def role(self) -> dict[str, Any]:
+        return {"role": "assistant", **self.delta("")}
+
+    def stage(self, event: StageEvent) -> dict[str, Any]:
+        if self.mode == "reasoning":
+            return self.delta("", None) if self.answering else self.delta(None, event.as_line())
+        if self.answering or self.mode == "none":
+            return self.delta("")
+        opening = "" if self.open_think else THINK_OPEN
+        self.open_think = True
+        return self.delta(opening + think_safe(event.as_line()))
+
+    def close(self) -> list[dict[str, Any]]:
+        """The delta closing an open think block (none when there is none)."""
+        if not self.open_think:
+            return []
+        self.open_think = False
+        return [self.delta(THINK_CLOSE)]
+
+    def answer(self, text: str) -> list[dict[str, Any]]:
+        self.answering = True
+        return [*self.close(), self.delta(text)]
+
+
 # --- responses ----------------------------------------------------------------------------------
 # Models of what `completion_body` and `chunk` build, for the OpenAPI document (the bodies are built
 # as dicts; the schemathesis test checks every answer against these).
@@ -231,7 +316,9 @@ class AssistantMessage(BaseModel):
     role: Literal["assistant"]
     content: str
     refusal: None
-    reasoning_content: str | None = Field(default=None, description="The stage lines; absent when there are none.")
+    reasoning_content: str | None = Field(
+        default=None, description="The stage lines; absent when there are none or the stage display is not `reasoning`."
+    )
 
 
 class Choice(BaseModel):
@@ -308,11 +395,18 @@ def usage_body(usage: Usage) -> dict[str, Any]:
 
 
 def completion_body(
-    ids: ResponseIds, content: str, reasoning: str, events: list[StageEvent], usage: Usage
+    ids: ResponseIds,
+    content: str,
+    reasoning: str,
+    events: list[StageEvent],
+    usage: Usage,
+    display: StageDisplay = "reasoning",
 ) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": content, "refusal": None}
-    if reasoning:
+    if reasoning and display == "reasoning":
         message["reasoning_content"] = reasoning
+    elif reasoning and display == "think":
+        message["content"] = f"{THINK_OPEN}{think_safe(reasoning)}{THINK_CLOSE}{content}"
     body: dict[str, Any] = {
         "id": ids.id,
         "object": "chat.completion",

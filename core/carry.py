@@ -21,6 +21,9 @@ from typing import Any
 
 _LINE = re.compile(r'\n*^\[suikou\]: # "(?P<kind>[a-z][a-z0-9]{0,7})\.(?P<data>[A-Za-z0-9_-]+)"[ \t]*$', re.M)
 MAX_ENCODED_CHARS = 4096  # far above a real payload; a bound on what a client can make us decode
+# Stage lines an answer opened with (`<think>` display mode, docs/fdr/0021), as a client sends the
+# message back; Open WebUI may keep them as a `<details type="reasoning">` block instead.
+_LEADING_THINK = re.compile(r'\A\s*(?:<think>.*?</think>|<details type="reasoning"[^>]*>.*?</details>)\s*', re.S)
 
 
 def attach(text: str, kind: str, payload: dict[str, Any]) -> str:
@@ -32,7 +35,7 @@ def attach(text: str, kind: str, payload: dict[str, Any]) -> str:
 
 def read(text: str, kind: str) -> dict[str, Any] | None:
     """The last payload of `kind` in `text`, or None (absent, another kind, or not decodable)."""
-    for match in reversed(list(_LINE.finditer(text))):
+    for match in reversed(list(_LINE.finditer(strip_think(text)))):
         if match.group("kind") != kind:
             continue
         data = match.group("data")
@@ -46,6 +49,12 @@ def read(text: str, kind: str) -> dict[str, Any] | None:
     return None
 
 
+def strip_think(text: str) -> str:
+    """`text` without a leading think block: stage lines are neither the answer nor its record."""
+    return _LEADING_THINK.sub("", text, count=1)
+
+
 def strip(text: str) -> str:
-    """`text` without carried lines: what a person (or a model reading history) should see."""
-    return _LINE.sub("", text).rstrip()
+    """`text` without a leading think block or carried lines: what a person (or a model reading
+    history) should see."""
+    return _LINE.sub("", strip_think(text)).rstrip()

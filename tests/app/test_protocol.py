@@ -396,7 +396,8 @@ def test_models_list_and_retrieve(client: TestClient) -> None:
     assert r.status_code == 200
     body = r.json()
     assert schema_errors("models_list", body) == []
-    assert [m["id"] for m in body["data"]] == ["suikou"]
+    # The served id, then its stage-display variants (docs/fdr/0021-stage-display.md).
+    assert [m["id"] for m in body["data"]] == ["suikou", "suikou-think", "suikou-plain"]
     one = client.get("/v1/models/suikou").json()
     assert one == body["data"][0]
     assert set(one) == {"id", "object", "created", "owned_by"} and one["object"] == "model"

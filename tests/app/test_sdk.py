@@ -133,7 +133,7 @@ def test_sdk_stream_helper(server: LiveServer) -> None:
 
 def test_sdk_models(server: LiveServer) -> None:
     with sdk(server) as client:
-        assert [m.id for m in client.models.list()] == ["suikou"]
+        assert [m.id for m in client.models.list()] == ["suikou", "suikou-think", "suikou-plain"]
         card = client.models.retrieve("suikou")
         assert card.owned_by == "suikou" and card.object == "model"
         with pytest.raises(openai.NotFoundError) as err:
@@ -168,7 +168,11 @@ def test_sdk_typed_errors(server: LiveServer, stream: bool) -> None:
                 model="suikou", messages=[{"role": "user", "content": "帮我记一下" + "x" * 100_000}], stream=stream
             )
         assert long.value.code == "string_above_max_length"
-        assert [m.id for m in client.models.list()] == ["suikou"]  # the server is still fine
+        assert [m.id for m in client.models.list()] == [
+            "suikou",
+            "suikou-think",
+            "suikou-plain",
+        ]  # the server is still fine
     # Nothing was written by any of these (the 100 KB message was a quick note).
     with server.harness.state.session() as session:
         alice = server.harness.user("alice")
@@ -219,7 +223,7 @@ def run_probe(python: str, server: LiveServer, *args: str) -> dict[str, Any]:
 
 def check_probe(out: dict[str, Any]) -> None:
     assert out["unexpected"] == [], json.dumps(out["unexpected"], ensure_ascii=False, indent=1)
-    assert out["models"] == ["suikou"]
+    assert out["models"] == ["suikou", "suikou-think", "suikou-plain"]
     assert out["model_card"]["owned_by"] == "suikou"
     for name in ("query", "chat"):
         whole, stream = out["whole"][name], out["stream"][name]
