@@ -25,6 +25,7 @@ from typing import Any  # noqa: E402
 
 import pytest  # noqa: E402
 
+from support.fake_openai import FakeOpenAI  # noqa: E402
 from support.harness import Harness, make_harness, pg_schema, test_backend  # noqa: E402
 
 
@@ -43,3 +44,12 @@ def harness(database_url: str) -> Iterator[Harness]:
     h = make_harness(database_url)
     yield h
     h.state.engine.dispose()
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[FakeOpenAI]:
+    """A fake OpenAI-compatible provider on 127.0.0.1, one per test module (tests reset it)."""
+    server = FakeOpenAI()
+    server.start()
+    yield server
+    server.stop()

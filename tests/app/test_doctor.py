@@ -20,14 +20,6 @@ from support.fake_openai import Fail, RejectShape, Reply, shape_of
 from support.fake_openai import FakeOpenAI as Fake
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[Fake]:
-    server = Fake()
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def env(fake: Fake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[pytest.MonkeyPatch]:
     """No .env, no vendor keys from the machine; model requests allowed (to 127.0.0.1 only)."""

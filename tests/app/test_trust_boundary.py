@@ -33,14 +33,6 @@ SATISFIED = {"satisfied": True, "need_retry": False, "prefix": ""}
 REPORT_DUE = "2026-12-01T15:00:00+08:00"
 
 
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    server.start()
-    yield server
-    server.stop()
-
-
 @pytest.fixture
 def scripted(fake: FakeOpenAI, database_url: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[Harness]:
     """A service whose every node uses the scripted provider; by default it behaves well."""

@@ -7,7 +7,7 @@ through each provider's own pydantic-ai class so its profile shapes the request.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pydantic_ai.models
@@ -121,14 +121,6 @@ def test_profile_overrides_apply_to_the_generic_provider() -> None:
 
 
 # --- the compatibility matrix over HTTP ------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ degradations — the router to chat, plan/reflect/extract to their offline rules
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import pydantic_ai.models
@@ -26,14 +26,6 @@ from support.harness import NOW, Answer, Harness, make_harness
 TURN_GUARD_S = 5.0
 
 ROUTE_MODEL = "router-model"
-
-
-@pytest.fixture(scope="module")
-def fake() -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI()
-    server.start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture
