@@ -9,6 +9,8 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from core.countlock import CountLock
@@ -760,3 +762,51 @@ async def test_reads_run_on_the_loop_only_when_inline(inline: bool, monkeypatch:
     turn.sessions = contextlib.nullcontext  # type: ignore[assignment]
     await steps.run_query(turn, TaskFilter(), NOW)
     assert (threads == [threading.get_ident()]) is inline
+
+
+# --- a reflect model that misbehaves on purpose -----------------------------------------------------
+
+
+def _reflect_says(prefix: str, satisfied: bool) -> Any:
+    from pydantic_ai import ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import FunctionModel
+
+    def reply(messages: Any, info: Any) -> ModelResponse:
+        args = {"satisfied": satisfied, "need_retry": False, "patch": None, "prefix": prefix}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, args)])
+
+    return FunctionModel(reply, model_name="misbehaving-reflect")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    invented=st.integers(min_value=0, max_value=10_000),
+    satisfied=st.booleans(),
+    wording=st.sampled_from(["你有 {n} 条逾期。", "找到 {n} 条任务：", "I found {n} overdue tasks.", "{n}"]),
+)
+async def test_a_reflect_model_never_writes_the_numbers_of_an_empty_or_clamped_answer(
+    invented: int, satisfied: bool, wording: str
+) -> None:
+    hub = ModelHub(injected={"reflect": _reflect_says(wording.format(n=invented), satisfied)})
+
+    async def no_db_facts(state: QueryState, turn: Turn) -> TaskFacts:
+        return facts()
+
+    empty = empty_state()
+    turn = make_turn()
+    turn.hub = hub
+    original = steps.read_facts
+    steps.read_facts = no_db_facts  # type: ignore[assignment]
+    try:
+        await steps.reflect_step(empty, turn)
+    finally:
+        steps.read_facts = original  # type: ignore[assignment]
+    assert empty.prefix == "「这周」没有符合条件的任务；你有 2 条逾期，3 条没有截止时间；下一个截止在 12月9日 周三。"
+
+    clamped = make_state(explicit=50)
+    steps.quadrant_step(clamped)
+    steps.time_anchor_step(clamped, turn)
+    clamped.page = TaskPage(total=30, items=[row(f"t{i}", task_id=i) for i in range(20)])
+    await steps.reflect_step(clamped, turn)
+    assert clamped.prefix == "最多一次列 20 条，先给你前 20 条："
+    assert turn.trace.usage.requests == 2  # the model was asked both times; its lines were not used
