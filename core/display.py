@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from core.locale import Locale
+from core.models import is_overdue
 
 if TYPE_CHECKING:
     from core.store import TaskRow
@@ -35,12 +36,6 @@ _WHEN_FORMS: dict[Locale, tuple[str, str]] = {
 
 def group_label(group: int, locale: Locale = "zh") -> str:
     return GROUP_LABELS[locale].get(group) or _UNKNOWN_GROUP[locale].format(group=group)
-
-
-def is_overdue(deadline_at: datetime | None, is_completed: bool, now: datetime | None) -> bool:
-    """Overdue: not completed and the deadline is before now (the same test as the overdue query
-    filter, ``deadline_at < now``). Without a ``now`` nothing is overdue; completed tasks never are."""
-    return now is not None and not is_completed and deadline_at is not None and deadline_at < now
 
 
 def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: Locale = "zh") -> str:

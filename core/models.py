@@ -316,6 +316,12 @@ class TaskUpdate(SQLModel):
 PROMOTABLE_GROUPS = (2, 4)
 
 
+def is_overdue(deadline_at: datetime | None, is_completed: bool, now: datetime | None) -> bool:
+    """Overdue: not completed and the deadline is before now (the same test as the overdue query
+    filter, ``deadline_at < now``). Without a ``now`` nothing is overdue; completed tasks never are."""
+    return now is not None and not is_completed and deadline_at is not None and deadline_at < now
+
+
 def effective_group(task: Task, *, now: datetime) -> int:
     """The group ``task`` reads as at ``now`` (its stored group, or one more urgent when promoted)."""
     if (
@@ -357,12 +363,8 @@ class TaskPublic(TaskBase):
             updated_at=task.updated_at,
             effective_group=eff,
             promoted=eff != task.priority_group,
-            overdue=_overdue(task, now),
+            overdue=is_overdue(task.deadline_at, task.is_completed, now),
         )
-
-
-def _overdue(task: Task, now: datetime) -> bool:
-    return not task.is_completed and task.deadline_at is not None and task.deadline_at < now
 
 
 __all__ = [
@@ -391,6 +393,7 @@ __all__ = [
     "UTCDateTime",
     "User",
     "effective_group",
+    "is_overdue",
     "text_fits",
     "text_problem",
     "text_rules",
