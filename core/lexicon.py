@@ -459,11 +459,20 @@ _YES_EN = (
     r"let'?s see|why not|of course|please do)"
 )
 _THANKS = r"(?:[，,。.!！\s]*(?:谢谢|多谢|thanks|thank you))?"  # "好的，谢谢": thanks alone is no yes
-_YES_RE = re.compile(
-    rf"^\s*(?:{_YES_ZH}|{_YES_EN})(?:\s*[，,。.!！~～\s]*\s*(?:{_YES_ZH}|{_YES_EN}))*"
-    rf"(?:吧|啊|呀|哈|的)?{_THANKS}\s*[。.!！~～]*\s*$",
-    re.IGNORECASE,
-)
+
+
+def assent_re(words: str, *, separated: bool = False, thanks: bool = False) -> re.Pattern[str]:
+    """A message of nothing but assent: one or more of ``words`` (an alternation), joined by
+    punctuation or spaces (required between them when ``separated``), a final particle, and, with
+    ``thanks``, a closing "谢谢". Each context that asks a yes/no question has its own words."""
+    joiner = r"\s*[，,。.!！~～\s]+\s*" if separated else r"\s*[，,。.!！~～\s]*\s*"
+    return re.compile(
+        rf"^\s*(?:{words})(?:{joiner}(?:{words}))*(?:吧|啊|呀|哈|的)?{_THANKS if thanks else ''}\s*[。.!！~～]*\s*$",
+        re.IGNORECASE,
+    )
+
+
+_YES_RE = assent_re(f"{_YES_ZH}|{_YES_EN}", thanks=True)
 
 
 def accepts_offer(text: str) -> bool:

@@ -15,6 +15,7 @@ from datetime import datetime
 from pydantic import BaseModel, Field, ValidationError
 
 from core import carry
+from core.lexicon import assent_re
 from core.models import TaskCreate
 from core.turn import ChatText
 
@@ -55,11 +56,7 @@ _EN_YES = (
     r"(?:yes|yeah|yep|yup|sure|ok|okay|please|yes please|add it|add it anyway|add them|add them anyway|"
     r"go ahead|do it|please do|note it|save it|another one)"
 )
-_YES_RE = re.compile(
-    rf"^\s*(?:{_ZH_YES}|{_EN_YES})(?:\s*[，,。.!！~～\s]+\s*(?:{_ZH_YES}|{_EN_YES}))*"
-    r"(?:吧|啊|呀|哈|的)?\s*[。.!！~～]*\s*$",
-    re.IGNORECASE,
-)
+_YES_RE = assent_re(f"{_ZH_YES}|{_EN_YES}", separated=True)
 
 
 def is_yes(text: str) -> bool:
