@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,7 @@ from fastapi.testclient import TestClient
 
 from core.accounts import KEY_PREFIX, revoke_api_key
 from support.check_stream import schema_errors
+from support.live import free_port
 
 CHAT = "/v1/chat/completions"
 
@@ -262,16 +262,10 @@ def test_cli_apikey_create_prints_only_the_key(harness: Any, database_url: str, 
     assert "carol" in listed.stdout and key not in listed.stdout
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_cli_serve_refuses_public_bind_without_keys(harness: Any, database_url: str, tmp_path: Path) -> None:
     # If the refusal were missing, the server would start and the timeout would fail the test
     # (subprocess.run kills the child on timeout, so no server is left running).
-    done = run_cli(["serve", "--host", "0.0.0.0", "--port", str(_free_port())], database_url, tmp_path, timeout=30)
+    done = run_cli(["serve", "--host", "0.0.0.0", "--port", str(free_port())], database_url, tmp_path, timeout=30)
     assert done.returncode != 0
     assert "Refusing to serve on 0.0.0.0" in done.stderr
     assert "suikou apikey create" in done.stderr

@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -25,7 +24,7 @@ from app.errors import RateLimited
 from app.main import create_app
 from core.llm import ModelHub
 from support.harness import Harness, in_ci, make_harness
-from support.live import serve
+from support.live import free_port, serve
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAT = "/v1/chat/completions"
@@ -34,12 +33,6 @@ BAD_CHAT: dict[str, Any] = {"model": "suikou", "messages": []}  # a 400 after th
 
 def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture
@@ -365,7 +358,7 @@ async def test_redis_slots_are_shared_and_expire(redis_prefix: str) -> None:
 def test_redis_down_fails_open_with_a_log_line(
     database_url: str, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    down = f"redis://127.0.0.1:{closed_port()}/0"
+    down = f"redis://127.0.0.1:{free_port()}/0"
     finish = threading.Event()
     finish.set()
     monkeypatch.setattr(api_chat, "stream", slow_stream(finish))
@@ -386,7 +379,7 @@ def test_redis_down_fails_open_with_a_log_line(
 
 async def test_a_storage_error_after_the_pause_is_tried_again() -> None:
     now = [500.0]
-    down = f"redis://127.0.0.1:{closed_port()}/0"
+    down = f"redis://127.0.0.1:{free_port()}/0"
     limits = ratelimit.build(make_settings(rate_limit="1/minute", redis_url=down, redis_prefix="x:"))
     limits.clock = lambda: now[0]
     await limits.check(ratelimit.REQUESTS, "7")

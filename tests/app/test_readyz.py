@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -14,12 +13,7 @@ from app import shutdown
 from app.main import create_app
 from core.db import SCHEMA_HEAD, make_engine
 from support.harness import Harness, in_ci, make_harness
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from support.live import free_port
 
 
 @pytest.fixture
@@ -55,7 +49,7 @@ def test_not_ready_while_the_database_is_away_and_ready_when_it_returns(
     harness: Harness, client: TestClient, unreachable: str
 ) -> None:
     working = harness.state.engine
-    url = unreachable.format(port=closed_port())
+    url = unreachable.format(port=free_port())
     away = make_engine(url, connect_args={"connect_timeout": 1}) if url.startswith("postgresql") else make_engine(url)
     harness.state.engine = away
     try:
@@ -96,7 +90,7 @@ def redis_harness(database_url: str, redis_url: str) -> Harness:
 
 
 def test_not_ready_when_redis_is_configured_but_unreachable(database_url: str) -> None:
-    h = redis_harness(database_url, f"redis://127.0.0.1:{closed_port()}/0")
+    h = redis_harness(database_url, f"redis://127.0.0.1:{free_port()}/0")
     with TestClient(create_app(h.state.settings, state=h.state)) as client:
         error = assert_not_ready(client, "redis: ConnectionError")
         assert "database" not in error["message"]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import httpx
 import pytest
 
 from support.harness import pg_schema
+from support.live import free_port
 
 SUIKOU = str(Path(sys.executable).with_name("suikou"))
 NOTE = "提醒我明天下午三点交季度报告给财务"
@@ -31,12 +31,6 @@ NOTE = "提醒我明天下午三点交季度报告给财务"
 def pg_env(tmp_path: Path) -> Iterator[dict[str, str]]:
     with pg_schema() as url:
         yield {**os.environ, "SUIKOU_DATABASE_URL": url, "SUIKOU_MODEL": "offline", "SUIKOU_LOG_REQUESTS": "false"}
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def suikou(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

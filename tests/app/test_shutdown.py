@@ -14,7 +14,6 @@ import asyncio
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -28,6 +27,7 @@ import httpx
 import pytest
 
 from support.fake_openai import FakeOpenAI, Sleep
+from support.live import free_port
 
 STREAMS = 20
 SUIKOU = str(Path(sys.executable).with_name("suikou"))
@@ -57,12 +57,6 @@ def provider() -> Iterator[FakeOpenAI]:
     fake.start()
     yield fake
     fake.stop()
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.fixture

@@ -14,6 +14,14 @@ import uvicorn
 from app.main import create_app
 
 
+def free_port() -> int:
+    """A port nothing listens on now (bound and released): for a server to start on, or to stand
+    for a service that is down."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 @contextmanager
 def serve(state: Any) -> Iterator[str]:
     """Serve ``state``'s app until the block ends; yields the OpenAI base URL (``…/v1``)."""
