@@ -41,7 +41,7 @@ from app.wire import ChatRequest, MessageIn, message_texts
 from core import carry, changes
 from core.models import Task, TaskPublic, TaskUpdate, User
 from core.store import complete_task, get_task, update_task
-from core.turn import Answer, ChatText, Turn
+from core.turn import Answer, Turn
 from quicknote import handler as quicknote
 from taskquery import handler as taskquery
 
@@ -351,7 +351,7 @@ class _Tools:
             tasks=[_item(r) for r in records],
             question=None if records or duplicate else shown,
             duplicate_of=_item(duplicate) if duplicate else None,
-            change_ids=changes.last_written([ChatText("assistant", answer.text)]) or [],
+            change_ids=[int(i) for i in data.get("change_ids", [])],
         )
         return _result(shown, result)
 

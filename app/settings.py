@@ -53,6 +53,12 @@ class Settings(BaseSettings):
         "or SUIKOU_PROVIDERS__<NAME>__<FIELD>.",
     )
 
+    record_secret: str | None = Field(
+        default=None,
+        description="The key that signs the records answers carry (follow-ups, undo). Unset: made once and kept "
+        "in the database; changing it makes records already in chat histories read as absent.",
+    )
+
     auth_cache_seconds: float = Field(
         default=5.0, ge=0, description="How long who a key belongs to is remembered; a revoked key works that long."
     )

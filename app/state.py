@@ -13,9 +13,11 @@ from sqlmodel import Session
 from app.actions import build_registry
 from app.keycache import KeyCache
 from app.settings import Settings
+from core import carry
 from core.db import make_engine, migrate
 from core.llm import ModelHub
 from core.providers import ProviderConfig, resolve_providers
+from core.service_secrets import stored_secret
 from core.turn import ChatText, Turn, TurnConfig, new_turn
 from route.pipeline import Pipeline
 
@@ -34,6 +36,8 @@ class AppState:
     pipeline: Pipeline
     clock: Clock = system_clock
     key_cache: KeyCache = field(default_factory=KeyCache)
+    # Signs the records answers carry (core.carry); stored in the database (core.service_secrets).
+    record_secret: bytes = carry.EPHEMERAL_SECRET
 
     def session(self) -> Session:
         # Objects stay readable after commit: handlers return them after the session closes.
@@ -55,6 +59,7 @@ class AppState:
             sessions=self.session,
             config=self.turn_config(),
             client_message_id=client_message_id,
+            record_secret=self.record_secret,
         )
 
 
@@ -96,6 +101,7 @@ def hub_from_settings(settings: Settings, env: Mapping[str, str] | None = None) 
 def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock | None = None) -> AppState:
     engine = make_engine(settings.database_url)
     migrate(engine)
+    secret = settings.record_secret.encode() if settings.record_secret else stored_secret(engine)
     return AppState(
         settings=settings,
         engine=engine,
@@ -103,4 +109,5 @@ def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock
         pipeline=Pipeline(build_registry()),
         clock=clock or system_clock,
         key_cache=KeyCache(ttl_s=settings.auth_cache_seconds),
+        record_secret=secret,
     )

@@ -36,7 +36,7 @@ from sqlmodel import Session
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision. tests/core/test_db_head.py checks it against alembic's own
 # reading of the scripts, so a new migration that forgets to move it fails the suite.
-SCHEMA_HEAD = "0004_task_changes"
+SCHEMA_HEAD = "0005_attempts_secrets_title_key"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 # pg_advisory_xact_lock key: a fixed 63-bit number derived from "suikou:migrate".

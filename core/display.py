@@ -42,7 +42,12 @@ def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: 
     """'12月1日 周二 15:00' / 'Tue Dec 1, 15:00' in the user's timezone; the year only when it is not
     the current one."""
     zone = ZoneInfo(tz)
-    local = moment.astimezone(zone)
+    try:
+        local = moment.astimezone(zone)
+    except (OverflowError, ValueError):
+        # A moment at the edge of Python's range (stored by an older release, before the year
+        # bounds): shown as stored, in UTC, rather than failing every list it is in.
+        return moment.isoformat()
     other_year = now is not None and now.astimezone(zone).year != local.year
     return _WHEN_FORMS[locale][other_year].format(
         year=local.year,

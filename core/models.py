@@ -1,6 +1,7 @@
 """SQLModel tables and the API-facing Create/Update/Public shapes.
 
-Tables (brief §1): ``users``, ``api_keys``, ``tasks``.
+Tables (brief §1): ``users``, ``api_keys``, ``tasks``; and ``task_title_grams``, ``task_changes``,
+``write_attempts``, ``service_secrets`` (below, with their modules).
 
 Datetimes
 ---------
@@ -38,11 +39,11 @@ priority_group)``
     promoted, so their effective group is the stored one).
 ``ix_tasks_user_state_created_at (user_id, is_completed, created_at)``
     "What did I add recently": a range on ``created_at``, covering the count.
-``ix_tasks_user_state_title (user_id, is_completed, title, priority_group,
+``ix_tasks_user_state_title_key (user_id, is_completed, title_key, priority_group,
 urgency_threshold_at)``
-    Keyword search when it scans. A substring (``LIKE '%kw%'``) can't seek in a B-tree; a rare
-    keyword is looked up in ``task_title_grams`` (the title n-gram index, :mod:`core.titlegrams`),
-    but a common one is faster scanned, because the page and the capped count stop early: then
+    Keyword search when it scans (``title_key`` is the folded title that every backend compares).
+    A substring (``LIKE '%kw%'``) can't seek in a B-tree; a rare keyword is looked up in
+    ``task_title_grams`` (the title n-gram index, :mod:`core.titlegrams`), but a common one is faster scanned, because the page and the capped count stop early: then
     this index is read instead of the table (far fewer pages), its trailing columns covering a
     quadrant filter on the same pass.
 ``uq_tasks_user_source_key (user_id, source_key)`` (unique constraint)
@@ -96,9 +97,24 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+def storable(moment: datetime | None) -> bool:
+    """A moment a task may hold (see `_require_aware`): none, or aware and within the years."""
+    try:
+        _require_aware(moment)
+    except ValueError:
+        return False
+    return True
+
+
 def _require_aware(value: datetime | None) -> datetime | None:
-    if value is not None and (value.tzinfo is None or value.utcoffset() is None):
+    """A task's moment, however it was made (a client's text or code): aware, and within the years
+    every backend and every timezone can show (a stored year 9999 would overflow a later read)."""
+    if value is None:
+        return None
+    if value.tzinfo is None or value.utcoffset() is None:
         raise ValueError("datetime must carry a timezone offset")
+    if not YEAR_MIN - 1 <= value.astimezone(UTC).year <= YEAR_MAX + 1:
+        raise ValueError(f"datetime must be within the years {YEAR_MIN}..{YEAR_MAX}")
     return value
 
 
@@ -114,7 +130,11 @@ PLAIN_TEXT = r"^[^\x00]*$"
 UNICODE_TEXT = r"^[^\ud800-\udfff]*$"
 # Whitespace as `str.strip` and `str.isspace` see it, spelled out: `\s` differs between engines.
 SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-VISIBLE_TEXT = rf"^[^\x00]*[^\x00{SPACE}][^\x00]*$"
+# Characters that show nothing although `str.isspace` says they are not space: zero-width space,
+# joiners, word joiner, BOM, soft hyphen, Mongolian vowel separator, invisible operators. A title
+# made only of these (and space) reads as blank to a person.
+INVISIBLE = r"\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+VISIBLE_TEXT = rf"^[^\x00]*[^\x00{SPACE}{INVISIBLE}][^\x00]*$"
 
 # Datetimes from clients: RFC 3339 with an offset (`Z` or +hh:mm), nothing else: a naive time is
 # "naive in which zone?", and a bare number such as 0.5 is not a date (pydantic would read 1970).
@@ -242,10 +262,10 @@ class Task(TaskBase, table=True):
         ),
         sa.Index("ix_tasks_user_state_created_at", "user_id", "is_completed", "created_at"),
         sa.Index(
-            "ix_tasks_user_state_title",
+            "ix_tasks_user_state_title_key",
             "user_id",
             "is_completed",
-            "title",
+            "title_key",
             "priority_group",
             "urgency_threshold_at",
         ),
@@ -258,6 +278,10 @@ class Task(TaskBase, table=True):
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     updated_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     source_key: str | None = Field(default=None, max_length=128)
+    # The title as keyword search compares it (core.titlegrams.match_key: case classes folded,
+    # combining marks dropped, spaces collapsed), computed in Python on every write, so that a
+    # keyword finds the same tasks on every backend (SQLite's LIKE folds only ASCII).
+    title_key: str = Field(default="", sa_type=sa.Text, nullable=False, sa_column_kwargs={"server_default": ""})
 
 
 class TaskCreate(TaskBase):
@@ -369,6 +393,7 @@ class TaskPublic(TaskBase):
 
 __all__ = [
     "DATETIME_TEXT",
+    "INVISIBLE",
     "NO_NUL",
     "PLAIN_TEXT",
     "PROMOTABLE_GROUPS",
@@ -383,6 +408,7 @@ __all__ = [
     "ClientTitle",
     "Flag",
     "Group",
+    "ServiceSecret",
     "Task",
     "TaskBase",
     "TaskChange",
@@ -392,8 +418,10 @@ __all__ = [
     "TaskUpdate",
     "UTCDateTime",
     "User",
+    "WriteAttempt",
     "effective_group",
     "is_overdue",
+    "storable",
     "text_fits",
     "text_problem",
     "text_rules",
@@ -462,3 +490,46 @@ class TaskChange(SQLModel, table=True):
     after: str = Field(sa_type=sa.Text, nullable=False)
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     undone_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+# ---------------------------------------------------------------------------------------------
+# write_attempts (written and read by core.attempts)
+
+
+class WriteAttempt(SQLModel, table=True):
+    """One attempt of a write (a chat turn, a tool call with a client id) that did write: the row
+    that makes every copy of the attempt write once (:mod:`core.attempts`).
+
+    ``key`` names the attempt (a client message id, or the conversation's hash); the unique
+    ``(user_id, key)`` is the arbiter between concurrent copies, on every backend and across
+    processes. ``generation`` counts the times the same key started a new attempt (the same words
+    again after the retry window, or after everything the last one wrote was undone): writes of an
+    attempt are keyed by it. ``result`` is what the attempt did (JSON: the change ids, or an undo's
+    report), written in the same transaction as the writes, so a copy answers the same.
+    """
+
+    __tablename__ = "write_attempts"
+    __table_args__ = (sa.UniqueConstraint("user_id", "key", name="uq_write_attempts_user_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False)
+    key: str = Field(max_length=128, nullable=False)
+    generation: int = Field(default=0, nullable=False)
+    claimed_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    result: str | None = Field(default=None, sa_type=sa.Text)
+
+
+# ---------------------------------------------------------------------------------------------
+# service_secrets (core.service_secrets)
+
+
+class ServiceSecret(SQLModel, table=True):
+    """Secrets this deployment made for itself, by name (e.g. the key that signs carried records).
+
+    In the database, so that every process and replica on it shares them."""
+
+    __tablename__ = "service_secrets"
+
+    name: str = Field(primary_key=True, max_length=64)
+    value: str = Field(sa_type=sa.Text, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)

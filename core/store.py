@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -235,7 +234,7 @@ class _Shape:
     after: bool
     before: bool
     only_overdue: bool
-    keyword: Literal["", "like", "ilike"]
+    keyword: bool  # a title-key substring condition
     wanted: tuple[int, ...] | None  # effective groups; None: all
     sort_by: str
     order: str
@@ -263,7 +262,6 @@ def _completion(flt: TaskFilter) -> bool | None:
 
 def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = None) -> _Shape:
     completed = _completion(flt)
-    keyword = (flt.keyword or "").strip()
     return _Shape(
         dialect=dialect,
         completed=completed,
@@ -272,7 +270,7 @@ def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = 
         after=flt.time_after is not None and not (flt.with_overdue and completed is False),
         before=flt.time_before is not None,
         only_overdue=flt.only_overdue,
-        keyword="" if not keyword else ("like" if dialect != "postgresql" or _caseless(keyword) else "ilike"),
+        keyword=bool(_keyword_key(flt)),
         wanted=tuple(sorted(set(flt.quadrants))) if flt.quadrants else None,
         sort_by=flt.sort_by,
         order=flt.order,
@@ -288,9 +286,9 @@ def _values(flt: TaskFilter, user_id: int, now: datetime, dialect: str) -> dict[
         values["time_after"] = db_time(flt.time_after, dialect)
     if flt.time_before is not None:
         values["time_before"] = db_time(flt.time_before, dialect)
-    keyword = (flt.keyword or "").strip()
-    if keyword:
-        values["pattern"] = _like_pattern(keyword)
+    key = _keyword_key(flt)
+    if key:
+        values["pattern"] = _like_pattern(key)
     return values
 
 
@@ -315,7 +313,7 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
     if shape.before:
         conds.append(time_col <= _BEFORE)
     if shape.keyword:
-        conds.append(_keyword_condition(shape.keyword))
+        conds.append(_keyword_condition())
         if shape.grams is not None:
             conds.append(titlegrams.candidates(_USER, *shape.grams, dialect=shape.dialect))
     return conds
@@ -327,21 +325,17 @@ def _like_pattern(keyword: str) -> str:
     return f"%{escaped}%"
 
 
-def _keyword_condition(mode: Literal["like", "ilike"]) -> sa.ColumnElement[bool]:
-    """Case-insensitive substring of the title, with the pattern built once in Python.
-
-    SQLite's LIKE is already case-insensitive (for ASCII, like its lower()); PostgreSQL uses
-    ILIKE — or plain LIKE when the keyword has no cased character (e.g. '报告'), where
-    case-insensitivity cannot change the result and LIKE is several times cheaper than ILIKE on
-    non-ASCII text.
-    """
-    title = col(Task.title)
-    return title.ilike(_PATTERN, escape="\\") if mode == "ilike" else title.like(_PATTERN, escape="\\")
+def _keyword_key(flt: TaskFilter) -> str:
+    """The keyword as titles are compared: its :func:`core.titlegrams.match_key` ("" = none)."""
+    keyword = (flt.keyword or "").strip()
+    return titlegrams.match_key(keyword) if keyword else ""
 
 
-def _caseless(text: str) -> bool:
-    """No character of ``text`` has a case mapping (CJK, digits, punctuation, spaces...)."""
-    return all(c.lower() == c == c.upper() and not unicodedata.combining(c) for c in text)
+def _keyword_condition() -> sa.ColumnElement[bool]:
+    """Case-insensitive substring of the title: a plain LIKE of the keyword's key on the stored
+    ``title_key`` (both folded in Python, so every backend finds the same tasks; a plain LIKE is
+    also several times cheaper than PostgreSQL's ILIKE on non-ASCII text)."""
+    return col(Task.title_key).like(_PATTERN, escape="\\")
 
 
 def _capped_count(*conds: sa.ColumnElement[bool]) -> sa.Select[Any]:
@@ -714,6 +708,7 @@ def create_task(
     values: dict[str, Any] = {
         "user_id": user_id,
         "title": data.title,
+        "title_key": titlegrams.match_key(data.title),
         "priority_group": data.priority_group,
         "deadline_at": data.deadline_at,
         "urgency_threshold_at": data.urgency_threshold_at,
@@ -787,6 +782,8 @@ def update_task(session: Session, user_id: int, task_id: int, data: TaskUpdate, 
             del changes[name]
     for name, value in changes.items():
         setattr(task, name, value)
+    if "title" in changes:
+        task.title_key = titlegrams.match_key(task.title)
     if completed is not None:
         _set_completed(task, completed, now)
     task.updated_at = now

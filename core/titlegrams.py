@@ -199,6 +199,18 @@ def title_grams(title: str) -> set[str]:
     return grams
 
 
+def match_key(text: str) -> str:
+    """``text`` as keyword search compares it: each character replaced by its case key, combining
+    marks dropped, whitespace runs as one space ("İstanbul", "ISTANBUL" → "istanbul").
+
+    Stored for every task (``tasks.title_key``) and compared with a plain ``LIKE`` on every
+    backend, so a keyword finds the same tasks on SQLite (whose ``LIKE`` folds only ASCII) and on
+    PostgreSQL (whose ``ILIKE`` follows the collation). The grams are made of the same keys, so
+    the posting lists stay a superset of the matches."""
+    runs, _unknown = _runs(text)
+    return " ".join("".join(run) for run in runs)
+
+
 def keyword_grams(keyword: str, *, limit: int | None = MAX_PROBED_GRAMS) -> list[str] | None:
     """Grams that every title containing ``keyword`` has: its distinct bigrams, or its unigrams if
     no run has two characters; with ``limit``, at most that many (the first, the last and evenly
@@ -288,6 +300,24 @@ def reindex_all(conn: sa.Connection, *, batch_size: int = REINDEX_BATCH) -> int:
         )
         done += len(tasks)
         last_id = tasks[-1][0]
+
+
+def refresh_title_keys(conn: sa.Connection, *, batch_size: int = REINDEX_BATCH) -> int:
+    """Recompute ``tasks.title_key`` (:func:`match_key`) for every task, ``batch_size`` at a time;
+    returns the number of tasks read. For migration 0005 and rows bulk-loaded behind the store's
+    back (benchmarks). Runs in the caller's transaction."""
+    tasks = sa.table("tasks", sa.column("id", sa.Integer), sa.column("title", sa.Text), sa.column("title_key", sa.Text))
+    update = sa.update(tasks).where(tasks.c.id == sa.bindparam("task_id")).values(title_key=sa.bindparam("key"))
+    done = 0
+    last_id = 0
+    while True:
+        stmt = sa.select(tasks.c.id, tasks.c.title).where(tasks.c.id > last_id).order_by(tasks.c.id).limit(batch_size)
+        rows = conn.execute(stmt).all()
+        if not rows:
+            return done
+        conn.execute(update, [{"task_id": task_id, "key": match_key(title)} for task_id, title in rows])
+        done += len(rows)
+        last_id = rows[-1][0]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -417,8 +447,10 @@ __all__ = [
     "index_rows",
     "keyword_candidates",
     "keyword_grams",
+    "match_key",
     "plan_keyword",
     "posting_counts",
+    "refresh_title_keys",
     "reindex_all",
     "reindex_task",
     "title_grams",

@@ -64,9 +64,10 @@ CLIENT_KEY_PREFIX = "cm:"
 
 @dataclass(frozen=True)
 class AttemptKeys:
-    write: str  # the key a write of this attempt is stored under
-    candidates: tuple[str, ...]  # the keys an earlier copy of this attempt may have used
-    window: timedelta | None  # how recent that copy must be; None when the client named the attempt
+    """What names one attempt of a write (see :mod:`core.attempts`)."""
+
+    key: str  # the client's message id, or the conversation's hash
+    window: timedelta | None  # how long a copy counts as the same attempt; None: the client named it
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,8 @@ class Turn:
     config: TurnConfig = field(default_factory=TurnConfig)
     on_content: Callable[[str], None] = lambda _text: None
     streaming: bool = False  # on_content reaches the user as it comes (an SSE client)
+    # The deployment's key for carried records (core.service_secrets); a process's own by default.
+    record_secret: bytes = carry.EPHEMERAL_SECRET
 
     @property
     def text(self) -> str:
@@ -121,19 +124,21 @@ class Turn:
         return ""
 
     def attempt_keys(self) -> AttemptKeys:
-        """The keys that make writes of this turn idempotent per attempt (see `turn_key_for`).
+        """What makes writes of this turn exactly-once per attempt (see `turn_key_for` and
+        :mod:`core.attempts`).
 
-        A client message id names the attempt itself: the key is used as is. A conversation hash
-        only names the words, so it counts as the same attempt within `note_retry_window_s`: the
-        key carries the window's number, and a retry just after a window boundary finds the key of
-        the window before. The same words later (a new conversation next week) are a new note.
+        A client message id names the attempt itself. A conversation hash only names the words, so
+        a copy counts as the same attempt within `note_retry_window_s` of the first; the same words
+        later (a new conversation next week) are a new attempt.
         """
         if self.turn_key.startswith(CLIENT_KEY_PREFIX):
-            return AttemptKeys(self.turn_key, (self.turn_key,), None)
-        window = timedelta(seconds=self.config.note_retry_window_s)
-        index = int(self.now.timestamp() // window.total_seconds())
-        write = f"{self.turn_key}#{index}"
-        return AttemptKeys(write, (write, f"{self.turn_key}#{index - 1}"), window)
+            return AttemptKeys(self.turn_key, None)
+        return AttemptKeys(self.turn_key, timedelta(seconds=self.config.note_retry_window_s))
+
+    @property
+    def seal(self) -> carry.Seal:
+        """Signs and checks the records this user's answers carry (:mod:`core.carry`)."""
+        return carry.Seal(self.record_secret, self.user_id)
 
     @property
     def locale(self) -> Locale:
@@ -186,6 +191,7 @@ def new_turn(
     config: TurnConfig,
     client_message_id: str | None = None,
     turn_key: str | None = None,
+    record_secret: bytes = carry.EPHEMERAL_SECRET,
 ) -> Turn:
     """The one way a turn is made (HTTP, CLI, explain, tests): ``now`` in the user's zone, a fresh
     trace with the config's budget, and the idempotency key of these messages unless one is given."""
@@ -199,4 +205,5 @@ def new_turn(
         trace=Trace(budget=config.budget()),
         sessions=sessions,
         config=config,
+        record_secret=record_secret,
     )

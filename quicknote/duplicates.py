@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
@@ -63,12 +63,12 @@ def close_deadlines(a: datetime | None, b: datetime | None) -> bool:
 
 
 def near_duplicate(
-    session: Session, user_id: int, title: str, deadline: datetime | None, *, own_keys: Sequence[str] = ()
+    session: Session, user_id: int, title: str, deadline: datetime | None, *, own_ids: Collection[int] = ()
 ) -> Task | None:
     """An open task of the user that this note would repeat, if any.
 
-    Tasks written under `own_keys` (this attempt's keys, or a part ``<key>#n`` of them) are not
-    duplicates: a concurrent copy of this very attempt wrote them, and persisting finds them."""
+    Tasks in `own_ids` are not duplicates: a concurrent copy of this very attempt wrote them, and
+    persisting finds them (:mod:`core.attempts`)."""
     stmt = select(Task).where(col(Task.user_id) == user_id, col(Task.is_completed).is_(False))
     if deadline is None:
         stmt = stmt.where(col(Task.deadline_at).is_(None))
@@ -78,8 +78,7 @@ def near_duplicate(
         )
     stmt = stmt.order_by(col(Task.id).desc()).limit(MAX_CANDIDATES)
     for task in session.exec(stmt):
-        key = task.source_key or ""
-        if key and any(key == own or key.startswith(f"{own}#") for own in own_keys):
+        if task.id in own_ids:
             continue
         if similar_titles(title, task.title) and close_deadlines(deadline, task.deadline_at):
             return task

@@ -5,12 +5,8 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import anyio
-from sqlmodel import col, select
-
 from core import changes
 from core.graphrun import run_nodes
-from core.models import Task, TaskChange
 from core.turn import Answer, Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
@@ -29,45 +25,36 @@ DESCRIPTION = (
 
 async def handle_quick_note(turn: Turn) -> Answer:
     existing = await steps.existing_tasks(turn)
-    if existing:
+    if existing is not None:
         # The same turn again (client retry, regenerate, duplicate send): same answer, no new task.
-        turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_ids": [t.id for t in existing]})
-        answer, data = await _again(turn, existing)
+        task_ids = [t.id for t in existing.tasks]
+        turn.trace.emit("persist", "info", "这一轮已经记过了，返回原来的确认", {"task_ids": task_ids})
+        answer, data = _again(turn, existing)
     else:
         answer, data = await _capture(turn)
     turn.on_content(answer)
     return Answer(answer, data)
 
 
-async def _again(turn: Turn, existing: list[Task]) -> tuple[str, dict[str, Any]]:
-    if len(existing) == 1:
-        answer = confirmation(existing[0], turn.tz, turn.now, turn.locale, again=True)
-        data: dict[str, Any] = {"task": records(existing, turn)[0], "created": False}
+def _again(turn: Turn, existing: steps.Written) -> tuple[str, dict[str, Any]]:
+    tasks = existing.tasks
+    if len(tasks) == 1:
+        answer = confirmation(tasks[0], turn.tz, turn.now, turn.locale, again=True)
+        data: dict[str, Any] = {"task": records(tasks, turn)[0], "created": False}
     else:
-        answer = list_confirmation(existing, turn.tz, turn.now, turn.locale, again=True)
-        data = {"tasks": records(existing, turn), "created": False}
+        answer = list_confirmation(tasks, turn.tz, turn.now, turn.locale, again=True)
+        data = {"tasks": records(tasks, turn), "created": False}
     # A regenerate replaces the first answer: carry the same write record, so "撤销" still finds it.
-    change_ids = await anyio.to_thread.run_sync(_creation_ids, turn, existing)
-    if change_ids:
-        answer = changes.marker(answer, change_ids)
+    if existing.change_ids:
+        answer = changes.marker(answer, existing.change_ids, turn.seal)
+        data["change_ids"] = existing.change_ids
     return answer, data
-
-
-def _creation_ids(turn: Turn, tasks: list[Task]) -> list[int]:
-    ids = [t.id for t in tasks if t.id is not None]
-    with turn.sessions() as session:
-        stmt = select(TaskChange.id).where(
-            col(TaskChange.user_id) == turn.user_id,
-            col(TaskChange.kind) == "create",
-            col(TaskChange.task_id).in_(ids),
-        )
-        return sorted(i for i in session.exec(stmt) if i is not None)
 
 
 async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     sentence, check = turn.text, turn.config.near_duplicates == "ask"
     if is_yes(turn.text):
-        pending, asked = pending_capture(turn.messages)
+        pending, asked = pending_capture(turn.messages, turn.seal)
         if pending is not None:
             # "要" after "已有「交电费」…还要再记一条吗？": write what the warning carried, no model call.
             turn.trace.emit("duplicate", "info", "你确认要再记，按上一轮的内容写入", {"notes": len(pending.notes)})
@@ -84,7 +71,7 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     answer = await run_nodes(quick_note_graph(), Extract(), state=state, deps=NoteDeps(turn, check))
     data: dict[str, Any] = {}
     if state.task is not None:
-        data = {"task": records([state.task], turn)[0], "created": state.created}
+        data = {"task": records([state.task], turn)[0], "created": state.created, "change_ids": state.change_ids}
     elif state.duplicate_of is not None:
         data = {"duplicate_of": records([state.duplicate_of], turn)[0], "created": False}
     return answer, data

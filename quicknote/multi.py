@@ -23,7 +23,7 @@ from core.models import Task, TaskCreate
 from core.store import task_row
 from core.turn import Turn
 from quicknote import steps
-from quicknote.pending import PendingCapture, attach_pending, pending_note
+from quicknote.pending import PendingCapture, attach_pending
 from quicknote.rendering import (
     confirmation,
     duplicate_warning,
@@ -84,7 +84,8 @@ async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate]) -> Outcome:
             text = list_confirmation(written.tasks, turn.tz, turn.now, turn.locale, again=again)
             data = {"tasks": records(written.tasks, turn), "created": written.created}
         if written.change_ids:
-            text = changes.marker(text, written.change_ids)
+            text = changes.marker(text, written.change_ids, turn.seal)
+            data["change_ids"] = written.change_ids
         span.done("已确认")
     return Outcome(text, data)
 
@@ -115,7 +116,7 @@ def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate
         {"task_ids": [t.id for t in found]},
     )
     text = duplicate_warning(found, len(notes), turn.tz, turn.now, turn.locale)
-    text = attach_pending(text, PendingCapture(notes=[pending_note(data) for data in notes]))
+    text = attach_pending(text, PendingCapture(notes=list(notes)), turn.seal)
     data: dict[str, Any] = {"duplicate_of": records(found[:1], turn)[0], "created": False}
     if len(found) > 1 or len(notes) > 1:
         data["duplicates"] = records(found, turn)

@@ -4,13 +4,16 @@ The warning ("已有「交电费」（明天 18:00 到期），还要再记一�
 written, already extracted, anchored and prioritised, so a "要" / "yes, add it" next turn writes
 exactly that with no model call. A client that drops the record still gets the note: the handler
 then reads the message the warning answered again, without the duplicate check.
+
+The record is client input (signed, `core.carry`): each note must pass what REST's create takes
+(`core.models.TaskCreate`: a visible title, a group 1..4, RFC 3339 times within the years every
+backend and timezone can show), or the record reads as absent and the message is read again.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 
 from pydantic import BaseModel, Field, ValidationError
 
@@ -22,27 +25,12 @@ from core.turn import ChatText
 KIND = "n1"
 
 
-class PendingNote(BaseModel):
-    title: str = Field(min_length=1, max_length=200)
-    priority_group: int = Field(ge=1, le=4)
-    deadline_at: datetime | None = None
-    urgency_threshold_at: datetime | None = None
-
-
 class PendingCapture(BaseModel):
-    notes: list[PendingNote] = Field(min_length=1, max_length=10)
+    # TaskCreate is REST's own create contract: what a record holds is checked as strictly.
+    notes: list[TaskCreate] = Field(min_length=1, max_length=10)
 
     def task_data(self) -> list[TaskCreate]:
-        return [TaskCreate(**note.model_dump()) for note in self.notes]
-
-
-def pending_note(data: TaskCreate) -> PendingNote:
-    return PendingNote(
-        title=data.title,
-        priority_group=data.priority_group,
-        deadline_at=data.deadline_at,
-        urgency_threshold_at=data.urgency_threshold_at,
-    )
+        return list(self.notes)
 
 
 # What the warning looks like to a person (the router's history has carried records stripped).
@@ -63,8 +51,8 @@ def is_yes(text: str) -> bool:
     return bool(_YES_RE.match(text or ""))
 
 
-def attach_pending(answer: str, capture: PendingCapture) -> str:
-    return carry.attach(answer, KIND, capture.model_dump(mode="json", exclude_none=True))
+def attach_pending(answer: str, capture: PendingCapture, seal: carry.Seal) -> str:
+    return carry.attach(answer, KIND, capture.model_dump(mode="json", exclude_none=True), seal)
 
 
 def _last_exchange(messages: Sequence[ChatText]) -> tuple[ChatText | None, ChatText | None]:
@@ -76,13 +64,13 @@ def _last_exchange(messages: Sequence[ChatText]) -> tuple[ChatText | None, ChatT
     return turns[-2], before
 
 
-def pending_capture(messages: Sequence[ChatText]) -> tuple[PendingCapture | None, str | None]:
+def pending_capture(messages: Sequence[ChatText], seal: carry.Seal) -> tuple[PendingCapture | None, str | None]:
     """For a turn that answers a duplicate warning: the carried notes (None when the record is
     gone or damaged) and the user message the warning answered. (None, None): not such a turn."""
     warning, asked = _last_exchange(messages)
     if warning is None or not WARNING_RE.search(carry.strip(warning.text)):
         return None, None
-    payload = carry.read(warning.text, KIND)
+    payload = carry.read(warning.text, KIND, seal)
     capture = None
     if payload is not None:
         try:

@@ -8,61 +8,57 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 import anyio
+from sqlmodel import Session, col, select
 
-from core import changes
+from core import attempts, changes
 from core.llm import NodeSpec, run_structured
-from core.models import Task, TaskCreate
+from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, text_problem
 from core.prompting import language_line, now_line
-from core.store import create_task, get_task_by_source_key
-from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from core.store import create_task
+from core.timeanchor import TimeWindow, day_before, deadline_of, resolve_time
 from core.turn import Turn
 from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
 from quicknote.duplicates import near_duplicate
 from quicknote.offline import lead_time, offline_extract_note
 from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
-from quicknote.split import MAX_PARTS
 from quicknote.state import NoteState
 
-# A task with a deadline reads as one group more urgent this long before it is due (2→1, 4→3).
+# A task with a deadline reads as one group more urgent this long before it is due (2→1, 4→3),
+# counted in the user's wall-clock time (core.timeanchor.day_before).
 URGENCY_LEAD = timedelta(hours=24)
 
 
 EXTRACT = NodeSpec("extract", NoteDraft, EXTRACT_INSTRUCTIONS)
+TITLE_RULES = (*TEXT_RULES, (VISIBLE_TEXT, "blank"))
 
 
-def part_key(write_key: str, number: int) -> str:
-    """The key of part `number` (from 1) of a message that named several tasks."""
-    return f"{write_key}#{number}"
+@dataclass
+class Written:
+    tasks: list[Task]
+    created: bool  # False: an earlier copy of this attempt had written them all
+    change_ids: list[int]
 
 
-async def existing_tasks(turn: Turn) -> list[Task]:
-    """The tasks an earlier copy of this very attempt created, if any (retry, regenerate, double send):
-    one for a single note, all parts (keys ``<key>#1``, ``#2``…) for a message that named several.
+def _tasks(session: Session, user_id: int, claim: attempts.Claim) -> list[Task]:
+    """The tasks an attempt created that still exist, in the order it wrote them."""
+    ids = [int(i) for i in claim.result.get("tasks", [])]
+    found = {t.id: t for t in session.exec(select(Task).where(col(Task.user_id) == user_id, col(Task.id).in_(ids)))}
+    return [found[i] for i in ids if i in found]
 
-    The same words said again outside the retry window are a new note, not a copy.
+
+async def existing_tasks(turn: Turn) -> Written | None:
+    """What an earlier copy of this very attempt wrote, if anything (retry, regenerate, double send):
+    one task for a single note, all of them for a message that named several, and their change ids.
+
+    The same words said again outside the retry window, or after all of it was undone, are a new note.
     """
-    keys = turn.attempt_keys()
-    since = turn.now - keys.window if keys.window is not None else None
 
-    def recent(task: Task | None) -> bool:
-        return task is not None and (since is None or task.created_at >= since)
-
-    def lookup() -> list[Task]:
+    def lookup() -> Written | None:
         with turn.sessions() as session:
-            for key in keys.candidates:
-                task = get_task_by_source_key(session, turn.user_id, key)
-                if task is not None and recent(task):
-                    return [task]
-                parts: list[Task] = []
-                while len(parts) < MAX_PARTS:
-                    part = get_task_by_source_key(session, turn.user_id, part_key(key, len(parts) + 1))
-                    if part is None or not recent(part):
-                        break
-                    parts.append(part)
-                if parts:
-                    return parts
-            return []
+            claim = attempts.peek(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+            tasks = _tasks(session, turn.user_id, claim) if claim is not None else []
+            return Written(tasks, False, claim.change_ids) if claim is not None and tasks else None
 
     return await anyio.to_thread.run_sync(lookup)
 
@@ -82,7 +78,9 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     settled = settle_note(proposed, rules, state.sentence, state.now, state.tz)
     draft, state.overridden = settled.draft, settled.overridden
     if draft.title is not None:
-        draft = draft.model_copy(update={"title": " ".join(draft.title.split())[:200] or None})
+        title = " ".join(draft.title.split())[:200]
+        # Only zero-width characters or NUL: nothing a person could read as a title; ask.
+        draft = draft.model_copy(update={"title": title if text_problem(title, TITLE_RULES) is None else None})
     state.draft = draft
     return draft
 
@@ -109,15 +107,15 @@ def anchor_deadline(state: NoteState) -> bool:
         state.deadline_at = None  # no phrase, no deadline: a bare model timestamp is never enough
         return True
     window = resolve_time(draft.time_text, state.now, state.tz)
-    if window is not None and not _fully_read(window, draft.time_text):
-        state.deadline_at = draft.deadline_at
-        return draft.deadline_at is not None
-    if window is not None:
+    if window is not None and _fully_read(window, draft.time_text):
         state.window = window
         state.deadline_at = deadline_of(window)
-        return True
-    state.deadline_at = draft.deadline_at
-    return draft.deadline_at is not None
+    else:
+        state.deadline_at = draft.deadline_at
+        if state.deadline_at is None:
+            return False
+    # "1900年1月1日": read, but no task may hold it (REST refuses it too): ask, as for any phrase not understood.
+    return storable(state.deadline_at)
 
 
 def said_threshold(state: NoteState) -> datetime | None:
@@ -129,10 +127,11 @@ def said_threshold(state: NoteState) -> datetime | None:
         return None
     lead = lead_time(text)
     if lead is not None:
-        return state.deadline_at - lead if state.deadline_at is not None else None
+        moment = state.deadline_at - lead if state.deadline_at is not None else None
+        return moment if storable(moment) else None
     window = resolve_time(text, state.now, state.tz)
     moment = window.start if window is not None else None
-    if moment is None or (state.deadline_at is not None and moment > state.deadline_at):
+    if moment is None or (state.deadline_at is not None and moment > state.deadline_at) or not storable(moment):
         return None
     return moment
 
@@ -146,7 +145,8 @@ def priority_step(state: NoteState) -> str:
     if said is not None:
         state.urgency_threshold_at = said
     elif state.deadline_at is not None and state.priority_group in (2, 4):
-        state.urgency_threshold_at = state.deadline_at - URGENCY_LEAD
+        threshold = day_before(state.deadline_at, state.tz)
+        state.urgency_threshold_at = threshold if storable(threshold) else None
     return draft.priority_reason or "默认优先级"
 
 
@@ -161,25 +161,23 @@ def note_data(state: NoteState) -> TaskCreate:
     )
 
 
-@dataclass
-class Written:
-    tasks: list[Task]
-    created: bool  # False: an earlier copy of this attempt had written them all
-    change_ids: list[int]
-
-
 async def write_notes(turn: Turn, notes: Sequence[TaskCreate]) -> Written:
-    """Writes the notes of one message in one transaction, each under its own key of this attempt
-    (one note: the attempt's key; several: ``<key>#1``, ``#2``…), and logs each creation."""
-    write_key = turn.attempt_keys().write
-    keys = [write_key] if len(notes) == 1 else [part_key(write_key, n) for n in range(1, len(notes) + 1)]
+    """Writes the notes of one message in one transaction, exactly once per attempt
+    (:mod:`core.attempts`), each under its own source key, and logs each creation. A copy of an
+    attempt another copy wrote gets what that one wrote."""
 
     def write() -> Written:
         with turn.sessions() as session:
+            claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+            if not claim.owner:
+                session.rollback()
+                return Written(_tasks(session, turn.user_id, claim), False, claim.change_ids)
+            many = len(notes) > 1
             results = [
-                create_task(session, turn.user_id, data, now=turn.now, source_key=key)
-                for data, key in zip(notes, keys, strict=True)
+                create_task(session, turn.user_id, data, now=turn.now, source_key=claim.write_key(n if many else None))
+                for n, data in enumerate(notes, 1)
             ]
+            tasks = [task for task, _created in results]
             change_ids = [
                 changes.record(
                     session,
@@ -193,17 +191,19 @@ async def write_notes(turn: Turn, notes: Sequence[TaskCreate]) -> Written:
                 for task, created in results
                 if created
             ]
+            attempts.finish(session, claim, {"changes": change_ids, "tasks": [t.id for t in tasks]})
             session.commit()
-            return Written([task for task, _ in results], any(created for _, created in results), change_ids)
+            return Written(tasks, any(created for _, created in results), change_ids)
 
     return await anyio.to_thread.run_sync(write)
 
 
 def near_duplicates(turn: Turn, notes: Sequence[TaskCreate]) -> list[Task]:
     """The open tasks these notes would repeat (at most one per note)."""
-    own = turn.attempt_keys().candidates
     with turn.sessions() as session:
-        found = [near_duplicate(session, turn.user_id, data.title, data.deadline_at, own_keys=own) for data in notes]
+        claim = attempts.peek(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+        own = {int(i) for i in claim.result.get("tasks", [])} if claim is not None else set()
+        found = [near_duplicate(session, turn.user_id, d.title, d.deadline_at, own_ids=own) for d in notes]
     return [task for task in found if task is not None]
 
 

@@ -1,31 +1,28 @@
 """The `task_complete` action: "交报告做完了" marks a task done, "交报告还没做完" reopens it.
 
-One match → written (in one transaction, with a write-log entry when ``core.changes`` exists);
-several → the candidates are listed and nothing is written; none → said, nothing written.
+One match → written (in one transaction, with a write-log entry); several → the candidates are
+listed and nothing is written; none → said, nothing written. Completing an already completed
+task is a no-op.
 
-Retries: a retried turn must not toggle twice. With the write log (``core.changes``), a change
-this attempt already logged (``Turn.attempt_keys``) is its earlier copy: the answer repeats, with
-the same change id, and nothing is written. Without the log, a task the words name that was put
-into the wanted state within the retry window (``TurnConfig.note_retry_window_s``) counts as the
-earlier copy, unless a task in the other state has exactly that title. Completing an already
-completed task is a no-op either way.
+Retries: a retried turn must not toggle twice, and every copy of one attempt answers the same. The
+write claims its attempt first (:mod:`core.attempts`): a copy that finds the attempt claimed by
+another repeats that one's answer, with the same change id, and writes nothing.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
-from types import ModuleType
+from datetime import datetime
 from typing import Any, Literal
 
 import anyio.to_thread
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
+from core import attempts, changes
 from core.display import format_when, task_record
 from core.locale import Locale
 from core.matching import Match, find_matches
-from core.models import Task
+from core.models import Task, TaskChange
 from core.store import complete_task, get_task, task_row
 from core.turn import Answer, Turn
 from taskcomplete.offline import is_reopen, target_words
@@ -45,15 +42,6 @@ CLARIFY: dict[Locale, str] = {
 
 SHOWN_CANDIDATES = 5
 
-
-def _changes_module() -> ModuleType | None:
-    """``core.changes`` (the write log) when it is installed; the action works without it."""
-    try:
-        return importlib.import_module("core.changes")
-    except ImportError:
-        return None
-
-
 Kind = Literal["written", "again", "already", "ask", "none", "no_words"]
 
 
@@ -65,27 +53,7 @@ class _Outcome:
     deadline_at: datetime | None = None
     candidates: list[tuple[dict[str, Any], str, datetime | None]] = field(default_factory=list)
     total: int = 0
-    change_id: Any = None
-
-
-def _earlier_copy(session: Session, turn: Turn, completed: bool) -> tuple[Task, Any] | None:
-    """The task (and change id) this very attempt already changed, from the write log."""
-    change_table = getattr(importlib.import_module("core.models"), "TaskChange", None)
-    if change_table is None:
-        return None
-    keys = turn.attempt_keys()
-    query = select(change_table).where(
-        change_table.user_id == turn.user_id,
-        col(change_table.turn_key).in_(keys.candidates),
-        change_table.kind == ("complete" if completed else "reopen"),
-    )
-    if keys.window is not None:
-        query = query.where(change_table.created_at >= turn.now - keys.window)
-    row = session.exec(query.order_by(col(change_table.id).desc())).first()
-    if row is None or row.task_id is None:
-        return None
-    task = get_task(session, turn.user_id, row.task_id)
-    return (task, row.id) if task is not None else None
+    change_id: int | None = None
 
 
 def _read_target(turn: Turn) -> tuple[str | None, bool]:
@@ -93,63 +61,61 @@ def _read_target(turn: Turn) -> tuple[str | None, bool]:
     return target_words(turn.text), not is_reopen(turn.text)
 
 
-def _recent(task: Task, completed: bool, since: datetime) -> bool:
-    moment = task.completed_at if completed else task.updated_at
-    return moment is not None and moment >= since
-
-
 def _record(task: Task, now: datetime) -> tuple[dict[str, Any], str, datetime | None]:
     return task_record(task_row(task, now=now), now), task.title, task.deadline_at
 
 
-def _decide(turn: Turn, words: str, completed: bool) -> _Outcome:
-    changes = _changes_module()
-    since = turn.now - timedelta(seconds=turn.config.note_retry_window_s)
-    with turn.sessions() as session:
-        if changes is not None:
-            copy = _earlier_copy(session, turn, completed)
-            if copy is not None:
-                record, title, deadline = _record(copy[0], turn.now)
-                return _Outcome("again", record, title, deadline, change_id=copy[1])
-        # Tasks in the other state are the ones to change; tasks already in the wanted state may be
-        # this attempt's earlier copy (a retry) or simply done already.
-        todo: Match = find_matches(session, turn.user_id, words, completed=not completed)
-        done: Match = find_matches(session, turn.user_id, words, completed=completed)
-        named = done.tier in ("exact", "contains")
-        # Without a write log, a task just put into the wanted state stands for the earlier copy.
-        recent = [t for t in done.tasks if named and changes is None and _recent(t, completed, since)]
-        target: Task | None = None
-        if todo.tier == "exact" and len(todo.tasks) == 1:
-            target = todo.tasks[0]
-        elif len(recent) == 1 and todo.tier != "exact":
-            record, title, deadline = _record(recent[0], turn.now)
-            return _Outcome("again", record, title, deadline)
-        elif len(todo.tasks) == 1:
-            target = todo.tasks[0]
-        elif todo.tasks:
-            cands = [_record(t, turn.now) for t in todo.tasks]
-            return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
-        elif named and len(done.tasks) == 1:
-            record, title, deadline = _record(done.tasks[0], turn.now)
-            return _Outcome("already", record, title, deadline)
-        else:
-            return _Outcome("none")
+def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
+    """The answer of the copy of this attempt that wrote: its change, the task as it is now."""
+    [change_id] = claim.change_ids[:1] or [0]
+    change = session.get(TaskChange, change_id)
+    task = get_task(session, turn.user_id, change.task_id) if change is not None and change.task_id else None
+    if task is None:
+        return _Outcome("none")
+    record, title, deadline = _record(task, turn.now)
+    return _Outcome("again", record, title, deadline, change_id=change_id)
 
+
+def _pick(session: Session, turn: Turn, words: str, completed: bool) -> Task | _Outcome:
+    """The one task to change, or the outcome that changes nothing."""
+    # Tasks in the other state are the ones to change; one already in the wanted state is done already.
+    todo: Match = find_matches(session, turn.user_id, words, completed=not completed)
+    if len(todo.tasks) == 1:
+        return todo.tasks[0]
+    if todo.tasks:
+        cands = [_record(t, turn.now) for t in todo.tasks]
+        return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
+    done: Match = find_matches(session, turn.user_id, words, completed=completed)
+    if done.tier in ("exact", "contains") and len(done.tasks) == 1:
+        record, title, deadline = _record(done.tasks[0], turn.now)
+        return _Outcome("already", record, title, deadline)
+    return _Outcome("none")
+
+
+def _decide(turn: Turn, words: str, completed: bool) -> _Outcome:
+    with turn.sessions() as session:
+        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+        if not claim.owner:
+            session.rollback()
+            return _again(session, turn, claim)
+        target = _pick(session, turn, words, completed)
+        if isinstance(target, _Outcome):
+            session.rollback()  # nothing written: the claim goes too, so a retry decides afresh
+            return target
         assert target.id is not None
-        before = changes.snapshot(target) if changes is not None else None
+        before = changes.snapshot(target)
         task = complete_task(session, turn.user_id, target.id, now=turn.now, completed=completed)
         assert task is not None
-        change_id = None
-        if changes is not None:
-            change_id = changes.record(
-                session,
-                user_id=turn.user_id,
-                turn_key=turn.attempt_keys().write,
-                kind="complete" if completed else "reopen",
-                task=task,
-                before=before,
-                now=turn.now,
-            )
+        change_id = changes.record(
+            session,
+            user_id=turn.user_id,
+            turn_key=turn.turn_key,
+            kind="complete" if completed else "reopen",
+            task=task,
+            before=before,
+            now=turn.now,
+        )
+        attempts.finish(session, claim, {"changes": [change_id]})
         record, title, deadline = _record(task, turn.now)
         session.commit()
         return _Outcome("written", record, title, deadline, change_id=change_id)
@@ -215,10 +181,10 @@ def _render(outcome: _Outcome, words: str, completed: bool, turn: Turn) -> Answe
         text = _done_line(outcome.title, _when(outcome.deadline_at, turn), completed, locale)
         data: dict[str, Any] = {"task": outcome.task, "completed": completed, "changed": outcome.kind == "written"}
         # A retry repeats the first answer, the carried change id included.
-        changes = _changes_module()
-        if outcome.change_id is not None and changes is not None:
-            text = changes.marker(text, [outcome.change_id])
+        if outcome.change_id is not None:
+            text = changes.marker(text, [outcome.change_id], turn.seal)
             data["change_id"] = outcome.change_id
+            data["change_ids"] = [outcome.change_id]
         return Answer(text, data)
     if outcome.kind == "already":
         return Answer(

@@ -125,7 +125,8 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             locale=state.locale,
             hint=state.hint,
         )
-        return End(attach_query(answer, steps.carried(state)))
+        record = steps.carried(state)
+        return End(attach_query(answer, record, turn.seal) if record is not None else answer)
 
 
 @cache

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any, Literal, TypeVar
 
 import anyio
+from pydantic import ValidationError
 
 from core.countlock import extract_count
 from core.grounding import claims_write
@@ -21,7 +22,7 @@ from core.store import TaskFacts, TaskFilter, TaskPage, query_tasks, task_facts
 from core.timeanchor import TimeWindow, resolve_time
 from core.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
-from taskquery.carried import MAX_WORDS, CarriedQuery, carried_query
+from taskquery.carried import MAX_WORDS, CarriedPlan, CarriedQuery, carried_query
 from taskquery.followup import find_followup, looks_like_followup
 from taskquery.offers import accepted_offer
 from taskquery.offline import MORE_RE, merge_followup, offline_plan, offline_plan_followup
@@ -56,7 +57,7 @@ def _reading(state: QueryState, turn: Turn) -> tuple[QueryPlan, str, int, str | 
     """
     sentence, now, tz = state.sentence, state.now, state.tz
     if looks_like_followup(sentence):
-        carried = carried_query(turn.messages, within=turn.config.history_turns)
+        carried = carried_query(turn.messages, turn.seal, within=turn.config.history_turns)
         if carried is not None:
             offset = carried.next_offset if MORE_RE.search(sentence) else 0
             return merge_followup(carried.plan, sentence, now, tz), f"{sentence}\n{carried.words}", offset, "carried"
@@ -99,17 +100,22 @@ async def plan_step(state: QueryState, turn: Turn) -> str:
     return "计划完成"
 
 
-def carried(state: QueryState) -> CarriedQuery:
-    """What this answer carries for the next turn: the plan in force and the page shown."""
+def carried(state: QueryState) -> CarriedQuery | None:
+    """What this answer carries for the next turn: the plan in force and the page shown. None when
+    the plan falls outside what a record may hold (an over-long phrase): follow-ups then read the
+    visible list, as for a client that drops the record."""
     assert state.plan is not None and state.page is not None
     count = state.lock.explicit if state.lock.explicit is not None else state.plan.limit
-    return CarriedQuery(
-        plan=state.plan.model_copy(update={"limit": count}),
-        words=state.words[:MAX_WORDS],
-        offset=state.offset,
-        shown=len(state.page.items),
-        total=state.page.total,
-    )
+    try:
+        return CarriedQuery(
+            plan=CarriedPlan.model_validate(state.plan.model_copy(update={"limit": count}).model_dump()),
+            words=state.words[:MAX_WORDS],
+            offset=state.offset,
+            shown=len(state.page.items),
+            total=state.page.total,
+        )
+    except ValidationError:
+        return None
 
 
 # --- quadrant ---------------------------------------------------------------------------------

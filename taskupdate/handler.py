@@ -19,17 +19,19 @@ said. Nothing to correct → said; nothing is written either way.
   task; not urgent (不急) → 1→2, others stay.
 * title — the new words, re-indexed.
 
-**Writing.** One transaction in a worker thread: ``core.store.update_task``, then a ``kind="update"``
-change with the snapshot before; the answer carries its id (``w1``), so "撤销" restores the old
-values. A retry of the same attempt (``Turn.attempt_keys``) finds its change in the log and repeats
-the same answer, writing nothing.
+**Writing.** One transaction in a worker thread: the attempt is claimed first (:mod:`core.attempts`),
+the task is read under a row lock (two corrections at once never lose one), then
+``core.store.update_task`` and a ``kind="update"`` change with the fields it touched; the answer
+carries its id (``w1``), so "撤销" restores the old values. A copy of the same attempt (a retry, a
+double click, the same request on another replica) finds the attempt claimed and repeats the first
+copy's answer, writing nothing: "优先级调低" sent twice lowers the group once.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -37,14 +39,14 @@ import anyio.to_thread
 from pydantic import ValidationError
 from sqlmodel import Session, col, select
 
-from core import changes
+from core import attempts, changes
 from core.display import format_when, group_label, task_record
 from core.lexicon import priority_signals
 from core.locale import Locale
 from core.matching import find_matches
 from core.models import Task, TaskChange, TaskUpdate
 from core.store import get_task, task_row, update_task
-from core.timeanchor import deadline_of, resolve_time
+from core.timeanchor import day_before, deadline_of, resolve_time
 from core.turn import Answer, Turn
 from taskupdate.offline import Correction, read_correction
 
@@ -62,7 +64,6 @@ CLARIFY: dict[Locale, str] = {
     'Wednesday" or "rename it to …". Nothing was changed.',
 }
 
-URGENCY_LEAD = timedelta(hours=24)
 SHOWN_CANDIDATES = 5
 _FIELD_NAMES = {"deadline": "deadline_at", "priority": "priority_group", "title": "title"}
 
@@ -138,30 +139,18 @@ def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] 
         group = new_group(task.priority_group, correction)
         data: dict[str, Any] = {"priority_group": group}
         if group in (2, 4) and task.priority_group not in (2, 4) and task.deadline_at is not None:
-            data["urgency_threshold_at"] = task.urgency_threshold_at or task.deadline_at - URGENCY_LEAD
+            data["urgency_threshold_at"] = task.urgency_threshold_at or day_before(task.deadline_at, turn.tz)
         return data
     deadline = _new_deadline(correction.value, task.deadline_at, turn)
     if deadline is None:
         return None
     data = {"deadline_at": deadline}
     if task.priority_group in (2, 4) and task.urgency_threshold_at is not None:
-        data["urgency_threshold_at"] = deadline - URGENCY_LEAD
+        data["urgency_threshold_at"] = day_before(deadline, turn.tz)
     return data
 
 
 # --- the target --------------------------------------------------------------------------------
-
-
-def _earlier_copy(session: Session, turn: Turn) -> TaskChange | None:
-    keys = turn.attempt_keys()
-    query = select(TaskChange).where(
-        col(TaskChange.user_id) == turn.user_id,
-        col(TaskChange.turn_key).in_(keys.candidates),
-        col(TaskChange.kind) == "update",
-    )
-    if keys.window is not None:
-        query = query.where(col(TaskChange.created_at) >= turn.now - keys.window)
-    return session.exec(query.order_by(col(TaskChange.id).desc())).first()
 
 
 def _named(title: str, words: str) -> bool:
@@ -169,7 +158,7 @@ def _named(title: str, words: str) -> bool:
 
 
 def _target(session: Session, turn: Turn, correction: Correction) -> Task | _Outcome:
-    ids = changes.last_written(turn.messages)
+    ids = changes.last_written(turn.messages, turn.seal)
     rows: list[TaskChange] = []
     if ids:
         rows = list(
@@ -212,47 +201,61 @@ def _by_words(session: Session, turn: Turn, words: str) -> Task | _Outcome:
     return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in found.tasks][:SHOWN_CANDIDATES])
 
 
+def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
+    """The answer of the copy of this attempt that wrote: its change, the task as it is now."""
+    copy = session.get(TaskChange, claim.change_ids[0]) if claim.change_ids else None
+    if copy is None:
+        return _Outcome("gone")
+    before = json.loads(copy.before) if copy.before else {}
+    after = json.loads(copy.after)
+    full_before = {**after, **before}
+    changed = [name for name in changes.SNAPSHOT_FIELDS if full_before.get(name) != after.get(name)]
+    task = get_task(session, turn.user_id, copy.task_id) if copy.task_id is not None else None
+    record = task_record(task_row(task, now=turn.now), turn.now) if task is not None else None
+    return _Outcome("again", record, full_before, after, changed, change_id=copy.id)
+
+
+def _write(session: Session, turn: Turn, correction: Correction, claim: attempts.Claim) -> _Outcome:
+    target = _target(session, turn, correction)
+    if isinstance(target, _Outcome):
+        return target
+    assert target.id is not None
+    session.refresh(target, with_for_update=True)  # PostgreSQL: a concurrent correction waits its turn
+    proposal = _proposal(correction, target, turn)
+    if proposal is None:
+        return _Outcome("unreadable", title=target.title)
+    before = changes.snapshot(target)
+    try:
+        data = TaskUpdate(**proposal)
+    except ValidationError:
+        return _Outcome("unreadable", title=target.title)
+    if all(getattr(target, name) == value for name, value in proposal.items()):
+        record = task_record(task_row(target, now=turn.now), turn.now)
+        return _Outcome("same", record, before, before, [], title=target.title)
+    task = update_task(session, turn.user_id, target.id, data, now=turn.now)
+    assert task is not None
+    change_id = changes.record(
+        session, user_id=turn.user_id, turn_key=turn.turn_key, kind="update", task=task, before=before, now=turn.now
+    )
+    attempts.finish(session, claim, {"changes": [change_id]})
+    after = changes.snapshot(task)
+    changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
+    record = task_record(task_row(task, now=turn.now), turn.now)
+    return _Outcome("written", record, before, after, changed, change_id=change_id)
+
+
 def _decide(turn: Turn, correction: Correction) -> _Outcome:
     with turn.sessions() as session:
-        copy = _earlier_copy(session, turn)
-        if copy is not None:
-            before = json.loads(copy.before) if copy.before else {}
-            after = json.loads(copy.after)
-            changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
-            task = get_task(session, turn.user_id, copy.task_id) if copy.task_id is not None else None
-            record = task_record(task_row(task, now=turn.now), turn.now) if task is not None else None
-            return _Outcome("again", record, before, after, changed, change_id=copy.id)
-        target = _target(session, turn, correction)
-        if isinstance(target, _Outcome):
-            return target
-        assert target.id is not None
-        proposal = _proposal(correction, target, turn)
-        if proposal is None:
-            return _Outcome("unreadable", title=target.title)
-        before = changes.snapshot(target)
-        try:
-            data = TaskUpdate(**proposal)
-        except ValidationError:
-            return _Outcome("unreadable", title=target.title)
-        if all(getattr(target, name) == value for name, value in proposal.items()):
-            record = task_record(task_row(target, now=turn.now), turn.now)
-            return _Outcome("same", record, before, before, [], title=target.title)
-        task = update_task(session, turn.user_id, target.id, data, now=turn.now)
-        assert task is not None
-        change_id = changes.record(
-            session,
-            user_id=turn.user_id,
-            turn_key=turn.attempt_keys().write,
-            kind="update",
-            task=task,
-            before=before,
-            now=turn.now,
-        )
-        after = changes.snapshot(task)
-        changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
-        record = task_record(task_row(task, now=turn.now), turn.now)
-        session.commit()
-        return _Outcome("written", record, before, after, changed, change_id=change_id)
+        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+        if not claim.owner:
+            session.rollback()
+            return _again(session, turn, claim)
+        outcome = _write(session, turn, correction, claim)
+        if outcome.kind == "written":
+            session.commit()
+        else:
+            session.rollback()  # nothing written: the claim goes too, so a retry decides afresh
+        return outcome
 
 
 # --- words -------------------------------------------------------------------------------------
@@ -314,8 +317,9 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
             "changed": outcome.changed,
         }
         if outcome.change_id is not None:
-            text = changes.marker(text, [outcome.change_id])
+            text = changes.marker(text, [outcome.change_id], turn.seal)
             data["change_id"] = outcome.change_id
+            data["change_ids"] = [outcome.change_id]
         return Answer(text, data)
     if outcome.kind == "same":
         text = (
@@ -365,7 +369,9 @@ async def handle_update(turn: Turn) -> Answer:
         {"field": correction.field if correction else None, "value": correction.value if correction else None},
     )
     if correction is None:
-        outcome = _Outcome("nothing") if changes.last_written(turn.messages) is None else _Outcome("unreadable")
+        outcome = (
+            _Outcome("nothing") if changes.last_written(turn.messages, turn.seal) is None else _Outcome("unreadable")
+        )
         if outcome.kind == "unreadable":
             answer = Answer(CLARIFY[turn.locale], {"changed": []})
             turn.trace.emit("update", "end", "没听出要改什么，不改动", {"outcome": "clarify"})

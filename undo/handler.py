@@ -1,11 +1,13 @@
 """The `undo` action: takes back the last write of this conversation.
 
-Which write: the change ids the most recent assistant answer carries (a ``w1`` record, see
+Which write: the change ids the most recent assistant answer carries (a signed ``w1`` record, see
 :mod:`core.changes`), so the service stays stateless. Reverting is :func:`core.changes.undo`, in one
-transaction on a worker thread: idempotent (a retried or repeated "撤销" says it is already undone
-and changes nothing) and scoped to the caller (a record naming another user's changes finds
-nothing). The undo answer carries no record of its own: a later "撤销" still points at the same
-write and reads as already undone (there is no redo).
+transaction on a worker thread: idempotent (a repeated "撤销" says it is already undone and changes
+nothing), exactly-once per attempt (a copy of the same request — a retry, a double click — answers
+what the first copy did, :mod:`core.attempts`) and scoped to the caller (a record naming another
+user's changes finds nothing). Each change is reverted field by field: a field changed again since
+keeps its later value, and the answer says so. The undo answer carries no record of its own: a
+later "撤销" still points at the same write and reads as already undone (there is no redo).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 import anyio
 
-from core import changes
+from core import attempts, changes
 from core.display import format_when, group_label
 from core.locale import Locale
 from core.turn import Answer, Turn
@@ -51,6 +53,11 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "urgency_threshold_at": "紧急时间改回 {value}",
         "none": "无",
         "gone": "（任务已不在，无需恢复）",
+        "kept": "（{fields}）",
+        "kept_field": "{name}后来又改过，保留了{value}",
+        "kept_names": "标题|优先级|截止时间|紧急时间|完成状态",
+        "open": "未完成",
+        "done_state": "已完成",
     },
     "en": {
         "done": "Undone: {items}",
@@ -71,6 +78,11 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "urgency_threshold_at": "urgent-from back to {value}",
         "none": "none",
         "gone": " (the task no longer exists)",
+        "kept": " ({fields})",
+        "kept_field": "{name} was changed again since, kept {value}",
+        "kept_names": "the title|the priority|the deadline|the urgent-from time|its completion",
+        "open": "not done",
+        "done_state": "done",
     },
 }
 
@@ -97,7 +109,7 @@ def describe(change: changes.ChangeRow, turn: Turn, locale: Locale) -> str:
     else:
         fields = []
         for name in ("title", "priority_group", "deadline_at", "urgency_threshold_at"):
-            if before.get(name) == after.get(name):
+            if name not in before or before[name] == after.get(name):
                 continue
             value = before.get(name)
             if name == "priority_group":
@@ -115,6 +127,33 @@ def describe(change: changes.ChangeRow, turn: Turn, locale: Locale) -> str:
         )
     if change.effect == "gone":
         out += text["gone"]
+    if change.kept:
+        out += text["kept"].format(fields=text["field_joiner"].join(_kept(change.kept, turn, locale)))
+    return out
+
+
+_KEPT_ORDER = ("title", "priority_group", "deadline_at", "urgency_threshold_at", "is_completed")
+
+
+def _kept(kept: dict[str, Any], turn: Turn, locale: Locale) -> list[str]:
+    """ "截止时间后来又改过，保留了 12月20日 周日 18:00": each field undo left at its later value."""
+    text = _TEXTS[locale]
+    names = dict(zip(_KEPT_ORDER, text["kept_names"].split("|"), strict=True))
+    out = []
+    for name in _KEPT_ORDER:
+        if name not in kept:
+            continue
+        value = kept[name]
+        if name == "priority_group":
+            shown = group_label(int(value), locale)
+        elif name == "title":
+            shown = f"「{value}」" if locale == "zh" else f'"{value}"'
+        elif name == "is_completed":
+            shown = text["done_state"] if value else text["open"]
+        else:
+            shown = _when(value, turn, locale)
+        space = " " if locale == "zh" and name in ("deadline_at", "urgency_threshold_at") and value else ""
+        out.append(text["kept_field"].format(name=names[name], value=space + shown))
     return out
 
 
@@ -130,21 +169,31 @@ def render(result: changes.Undone | None, turn: Turn) -> str:
     return text["already" if result.already else "done"].format(items=items)
 
 
+def _revert(turn: Turn, target: list[int]) -> changes.Undone:
+    """Undoes ``target`` once per attempt: a copy of this request answers what the first copy did."""
+    with turn.sessions() as session:
+        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
+        if not claim.owner and claim.result:
+            session.rollback()
+            return changes.Undone.from_dict(claim.result)
+        undone = changes.undo(session, user_id=turn.user_id, change_ids=target, now=turn.now)
+        if undone.already or not undone.changes or not claim.owner:
+            session.rollback()  # nothing reverted now: no attempt to remember (the claim goes too)
+            return undone
+        attempts.finish(session, claim, undone.as_dict())
+        session.commit()
+        return undone
+
+
 async def handle_undo(turn: Turn) -> Answer:
-    target = changes.last_written(turn.messages)
+    target = changes.last_written(turn.messages, turn.seal)
     result: changes.Undone | None = None
     with turn.trace.node("undo", "撤销上一步") as span:
         if target is None:
             span.done("这段对话里没有可撤销的写入")
         else:
-
-            def revert() -> changes.Undone:
-                with turn.sessions() as session:
-                    undone = changes.undo(session, user_id=turn.user_id, change_ids=target, now=turn.now)
-                    session.commit()
-                    return undone
-
-            result = await anyio.to_thread.run_sync(revert)
+            found = target
+            result = await anyio.to_thread.run_sync(lambda: _revert(turn, found))
             if result.already:
                 span.done("已经撤销过了，没有再改动", changes=[c.id for c in result.changes])
             elif result.changes:
@@ -162,4 +211,4 @@ async def handle_undo(turn: Turn) -> Answer:
 
 async def explain_undo(turn: Turn) -> dict[str, Any]:
     """``{"undo": {"target": [change ids] | None}}``: what "撤销" would revert, without writing."""
-    return {"undo": {"target": changes.last_written(turn.messages)}}
+    return {"undo": {"target": changes.last_written(turn.messages, turn.seal)}}

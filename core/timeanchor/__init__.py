@@ -33,7 +33,7 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
 
 from . import chinacal, english, numerals
 from .resolve import resolve_time
-from .window import TimeWindow, deadline_of
+from .window import TimeWindow, day_before, deadline_of
 
 
 def warm_up() -> None:
@@ -46,4 +46,4 @@ def warm_up() -> None:
     chinacal.warm()
 
 
-__all__ = ["TimeWindow", "deadline_of", "resolve_time", "warm_up"]
+__all__ = ["TimeWindow", "day_before", "deadline_of", "resolve_time", "warm_up"]

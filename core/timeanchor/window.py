@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
+from zoneinfo import ZoneInfo
 
 Granularity = Literal["minute", "hour", "part_of_day", "day", "week", "month", "year", "span", "open"]
 
@@ -52,3 +53,13 @@ def deadline_of(window: TimeWindow) -> datetime | None:
         if window.start is not None:
             return window.start
     return window.end
+
+
+def day_before(moment: datetime, tz: str) -> datetime:
+    """The same wall-clock time one day earlier in ``tz``: the urgency threshold of a deadline.
+
+    Not ``moment - 24 h``: across a daylight-saving change that is 23 or 25 wall-clock hours
+    (aware arithmetic in one zone is wall-clock arithmetic; zoneinfo then finds the offset)."""
+    zone = ZoneInfo(tz)
+    local = moment.astimezone(zone)
+    return (local - timedelta(days=1)).replace(tzinfo=zone)

@@ -110,7 +110,7 @@ def test_capture_two_then_undo_twice(server: LiveServer, client: OpenAI) -> None
         "1. 买牛奶（重要且紧急；截止 12月1日 周二 23:59）\n"
         "2. 交报告（重要不紧急；截止 12月4日 周五 23:59）"
     )
-    assert carry.read(chat.history[-1][1], "w1") is not None  # the write record rides along
+    assert carry.read(chat.history[-1][1], "w1", server.harness.seal()) is not None  # the write record rides along
 
     undone = chat.say("撤销")
     items = "新建「买牛奶」（12月1日 周二 23:59 截止）；新建「交报告」（12月4日 周五 23:59 截止）"
@@ -201,7 +201,7 @@ def test_stream_done_writes_once_and_answers_like_whole(server: LiveServer, clie
     content = "".join(c.choices[0].delta.content or "" for c in stream if c.choices)
     [task] = tasks(server.harness)
     assert task.is_completed
-    assert carry.read(content, "w1") is not None
+    assert carry.read(content, "w1", server.harness.seal()) is not None
     undone = Conversation(client, [*asked, ("assistant", content)]).say("撤销")
     assert undone.startswith("已撤销："), undone
     [task] = tasks(server.harness)
@@ -245,7 +245,7 @@ def test_bobs_records_replayed_by_alice_undo_nothing(server: LiveServer, client:
     with OpenAI(base_url=server.base_url, api_key=bob_key, max_retries=0, timeout=60) as bob:
         bobs = Conversation(bob)
         bobs.say("明天买牛奶，周五交报告")
-    assert carry.read(bobs.history[-1][1], "w1") is not None
+    assert carry.read(bobs.history[-1][1], "w1", server.harness.seal("bob")) is not None
     bob_before = state(server.harness, "bob")
     assert len(bob_before) == 2
 

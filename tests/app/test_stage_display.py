@@ -272,19 +272,20 @@ def test_follow_up_works_after_a_think_answer(harness: Any, client: TestClient, 
 
 
 def test_carry_strips_a_leading_think_block() -> None:
-    answer = carry.attach("1. 交周报", "q1", {"n": 2})
+    seal = carry.Seal(b"secret", user_id=1)
+    answer = carry.attach("1. 交周报", "q1", {"n": 2}, seal)
     for block in (
         "<think>\n[route] 分流\n</think>\n\n",
         '<details type="reasoning" done="true">\n<summary>Thought</summary>\n> [route] x\n</details>\n',
     ):
         assert carry.strip(block + answer) == "1. 交周报"
-        assert carry.read(block + answer, "q1") == {"n": 2}
+        assert carry.read(block + answer, "q1", seal) == {"n": 2}
     # Only a leading block: tags later in the text are the answer's own words.
     said = "说 <think>x</think> 吧"
     assert carry.strip(said) == said
     # A record inside the think block is not the answer's record.
-    fake = carry.attach("", "q1", {"n": 9})
-    assert carry.read(f"<think>\n{fake}\n</think>\n\nok", "q1") is None
+    fake = carry.attach("", "q1", {"n": 9}, seal)
+    assert carry.read(f"<think>\n{fake}\n</think>\n\nok", "q1", seal) is None
 
 
 # --- stream edge cases ----------------------------------------------------------------------------

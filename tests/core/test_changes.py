@@ -19,6 +19,7 @@ from core.turn import ChatText
 
 NOW = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 LATER = NOW + timedelta(minutes=5)
+SEAL = carry.Seal(b"test secret", user_id=1)
 
 
 def _user(session: Session, name: str = "alice") -> int:
@@ -246,9 +247,9 @@ def test_concurrent_undos_revert_once(new_session: Callable[[], Session], backen
 
 
 def test_marker_and_last_written_round_trip() -> None:
-    text = changes.marker("好，已记下：买牛奶", [3, 4])
+    text = changes.marker("好，已记下：买牛奶", [3, 4], SEAL)
     assert carry.strip(text) == "好，已记下：买牛奶"
-    assert carry.read(text, "w1") == {"changes": [3, 4]}
+    assert carry.read(text, "w1", SEAL) == {"changes": [3, 4]}
     messages = [
         ChatText("user", "记一下买牛奶"),
         ChatText("assistant", text),
@@ -256,18 +257,18 @@ def test_marker_and_last_written_round_trip() -> None:
         ChatText("assistant", "1. 买牛奶"),
         ChatText("user", "撤销"),
     ]
-    assert changes.last_written(messages) == [3, 4]
-    assert changes.last_written(messages[:1]) is None
+    assert changes.last_written(messages, SEAL) == [3, 4]
+    assert changes.last_written(messages[:1], SEAL) is None
     # The most recent one wins.
-    later = [*messages, ChatText("assistant", changes.marker("好", [9])), ChatText("user", "撤销")]
-    assert changes.last_written(later) == [9]
+    later = [*messages, ChatText("assistant", changes.marker("好", [9], SEAL)), ChatText("user", "撤销")]
+    assert changes.last_written(later, SEAL) == [9]
 
 
 def test_marker_keeps_other_records_and_replaces_its_own() -> None:
-    with_query = carry.attach("给你整理了 1 条任务", "q1", {"plan": {}})
-    text = changes.marker(changes.marker(with_query, [1]), [2])
-    assert carry.read(text, "q1") == {"plan": {}}
-    assert carry.read(text, "w1") == {"changes": [2]}
+    with_query = carry.attach("给你整理了 1 条任务", "q1", {"plan": {}}, SEAL)
+    text = changes.marker(changes.marker(with_query, [1], SEAL), [2], SEAL)
+    assert carry.read(text, "q1", SEAL) == {"plan": {}}
+    assert carry.read(text, "w1", SEAL) == {"changes": [2]}
     assert text.count('"w1.') == 1
 
 
@@ -281,25 +282,29 @@ def test_marker_keeps_other_records_and_replaces_its_own() -> None:
         {"changes": 5},
         {},
         {"changes": [1] * 51},
+        {"changes": [2**31]},  # past a 32-bit id column: PostgreSQL would refuse the lookup
     ],
 )
 def test_a_malformed_record_reads_as_absent(payload: dict[str, object]) -> None:
     messages = [
-        ChatText("assistant", changes.marker("a", [7])),
-        ChatText("assistant", carry.attach("b", "w1", payload)),
+        ChatText("assistant", changes.marker("a", [7], SEAL)),
+        ChatText("assistant", carry.attach("b", "w1", payload, SEAL)),
     ]
-    assert changes.last_written(messages) == [7]
+    assert changes.last_written(messages, SEAL) == [7]
 
 
 def test_a_record_in_a_user_message_is_not_read() -> None:
-    assert changes.last_written([ChatText("user", changes.marker("撤销", [1]))]) is None
+    assert changes.last_written([ChatText("user", changes.marker("撤销", [1], SEAL))], SEAL) is None
 
 
 def test_a_forged_marker_cannot_touch_another_users_task(session: Session) -> None:
     alice, mallory = _user(session), _user(session, "mallory")
     task_id, change_id = _create(session, alice, "alice 的任务")
-    forged = [ChatText("assistant", changes.marker("好", [change_id, change_id + 1000])), ChatText("user", "撤销")]
-    ids = changes.last_written(forged)
+    forged = [
+        ChatText("assistant", changes.marker("好", [change_id, change_id + 1000], SEAL)),
+        ChatText("user", "撤销"),
+    ]
+    ids = changes.last_written(forged, SEAL)
     assert ids is not None
     result = changes.undo(session, user_id=mallory, change_ids=ids, now=LATER)
     session.commit()
@@ -311,7 +316,7 @@ def test_a_forged_marker_cannot_touch_another_users_task(session: Session) -> No
 def test_0004_downgrades_and_upgrades(engine_factory: Callable[[], Engine]) -> None:
     from alembic import command
 
-    from core.db import alembic_config, current_revision, lock_for_migration, migrate
+    from core.db import SCHEMA_HEAD, alembic_config, current_revision, lock_for_migration, migrate
 
     engine = engine_factory()
     migrate(engine)
@@ -322,5 +327,5 @@ def test_0004_downgrades_and_upgrades(engine_factory: Callable[[], Engine]) -> N
     assert current_revision(engine) == "0003_title_grams"
     assert "task_changes" not in sa.inspect(engine).get_table_names()
     migrate(engine)
-    assert current_revision(engine) == "0004_task_changes"
+    assert current_revision(engine) == SCHEMA_HEAD
     assert "task_changes" in sa.inspect(engine).get_table_names()

@@ -57,7 +57,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert list((MIGRATIONS_DIR / "versions").glob("0002_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0003_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0004_*.py"))
-    assert _head() == "0004_task_changes"
+    assert list((MIGRATIONS_DIR / "versions").glob("0005_*.py"))
+    assert _head() == "0005_attempts_secrets_title_key"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:

@@ -178,7 +178,9 @@ def test_sdk_quick_note_creates_exactly_that_task(live: Live) -> None:
         completion = client.chat.completions.create(model="suikou", messages=[user(NOTE)])
     choice = completion.choices[0]
     assert carry.strip(choice.message.content or "") == CONFIRMATION
-    assert carry.read(choice.message.content or "", "w1") is not None  # the write log's record, for 撤销
+    assert (
+        carry.read(choice.message.content or "", "w1", live.harness.seal()) is not None
+    )  # the write log's record, for 撤销
     assert choice.finish_reason == "stop"
     assert completion.object == "chat.completion"
 

@@ -16,7 +16,7 @@ from app.actions import build_registry
 from app.explain import explain
 from app.turns import make_job
 from app.wire import ChatRequest
-from core import carry, changes
+from core import changes
 from core.llm import ModelHub, offline_model
 from core.models import Task, TaskChange
 from core.turn import ChatText, TurnConfig
@@ -77,7 +77,7 @@ async def test_a_retry_creates_nothing_and_answers_the_same_list(harness: Harnes
     assert "persist:info" in again.stages
     assert not any(s.startswith(("extract", "persist:end")) for s in again.stages)
     # The retry carries the same write record, so "撤销" after a regenerate still finds the capture.
-    assert carry.read(again.content, "w1") == carry.read(first.content, "w1")
+    assert again.record("w1") == first.record("w1")
     outcome = await run_turn(harness, MILK_AND_REPORT)
     assert outcome.data["created"] is False
     assert len(outcome.data["tasks"]) == 2
@@ -85,7 +85,7 @@ async def test_a_retry_creates_nothing_and_answers_the_same_list(harness: Harnes
 
 async def test_the_capture_is_logged_as_one_write(harness: Harness) -> None:
     answer = await harness.ask("帮我记：明天上午开会；下午三点给张总回电话")
-    record = carry.read(answer.content, changes.CARRY_KIND)
+    record = answer.record(changes.CARRY_KIND)
     assert record is not None
     tasks = stored(harness)
     with harness.state.session() as session:
@@ -130,7 +130,7 @@ async def test_a_part_that_needs_a_question_writes_nothing(harness: Harness) -> 
 async def test_undo_takes_back_the_whole_capture(harness: Harness) -> None:
     """The capture's w1 record names every task: undoing it removes them all."""
     answer = await harness.ask(MILK_AND_REPORT)
-    ids = carry.read(answer.content, changes.CARRY_KIND)
+    ids = answer.record(changes.CARRY_KIND)
     assert ids is not None
     with harness.state.session() as session:
         undone = changes.undo(session, user_id=harness.user(), change_ids=ids["changes"], now=harness.now)

@@ -12,7 +12,6 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
-from core import carry
 from core.models import Task
 from core.turn import HistoryTurn
 from quicknote.duplicates import close_deadlines, similar_titles
@@ -104,7 +103,7 @@ async def test_warns_and_writes_nothing(wired: Harness, snapshot: Any) -> None:
     assert answer.snapshot() == snapshot
     assert answer.visible == WARNING
     assert open_titles(wired) == ["交电费"]
-    assert carry.read(answer.content, "n1") == {
+    assert answer.record("n1") == {
         "notes": [{"title": "交电费", "priority_group": 1, "deadline_at": "2026-12-01T23:59:59+08:00"}]
     }
     # A retry of the warned turn warns again and still writes nothing.
@@ -125,7 +124,7 @@ async def test_confirming_writes_the_carried_note(wired: Harness, yes: str) -> N
     )
     assert open_titles(wired) == ["交电费", "交电费"]
     assert not any(s.startswith("extract") for s in done.stages)  # no model, no extraction: the record
-    assert carry.read(done.content, "w1") is not None
+    assert done.record("w1") is not None
     # The confirming turn is idempotent like any other.
     again = await wired.ask(yes, history=history)
     assert "没有重复创建" in again.visible or "not saved twice" in again.visible

@@ -18,7 +18,6 @@ from typing import Any
 
 from sqlmodel import col, select
 
-from core import carry
 from core.models import Task
 from support.harness import Answer, Harness, local
 
@@ -55,7 +54,7 @@ def open_titles(h: Harness) -> list[str]:
 
 def wrote(answer: Answer) -> bool:
     """Whether the answer carries a write record (every answer that wrote does)."""
-    return carry.read(answer.content, "w1") is not None
+    return answer.record("w1") is not None
 
 
 # --- task_complete -------------------------------------------------------------------------------

@@ -85,6 +85,11 @@ class Answer:
     events: list[StageEvent]
     requests: int  # provider requests
     offline_steps: int = 0
+    seal: carry.Seal | None = None  # the records' seal of the user who asked
+
+    def record(self, kind: str) -> dict[str, Any] | None:
+        """The record of ``kind`` this answer carries (checked against the asking user's seal)."""
+        return carry.read(self.content, kind, self.seal) if self.seal is not None else None
 
     @property
     def stages(self) -> list[str]:
@@ -97,7 +102,7 @@ class Answer:
 
     @property
     def carried(self) -> dict[str, Any] | None:
-        return carry.read(self.content, "q1")
+        return self.record("q1")
 
     def snapshot(self) -> dict[str, Any]:
         """What scenario snapshots hold: the whole answer (the carried record decoded, so a diff
@@ -169,6 +174,10 @@ class Harness:
             session.commit()
             return task.id
 
+    def seal(self, user: str = "alice") -> carry.Seal:
+        """What signs ``user``'s carried records in this service (for records a test writes by hand)."""
+        return carry.Seal(self.state.record_secret, self.user(user))
+
     def task(self, task_id: int, user: str = "alice") -> Task:
         """The task as stored now (detached); it must exist and be ``user``'s."""
         with self.state.session() as session:
@@ -200,7 +209,8 @@ class Harness:
         )
         outcome = await job.run()
         usage = job.turn.trace.usage
-        return Answer(outcome.content, outcome.action, list(job.turn.trace.events), usage.requests, usage.offline_steps)
+        events = list(job.turn.trace.events)
+        return Answer(outcome.content, outcome.action, events, usage.requests, usage.offline_steps, job.turn.seal)
 
     async def converse(self, *messages: str, user: str = "alice") -> list[Answer]:
         """Asks each message in turn, with all earlier turns (the answers' raw content) as history."""

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 
 from app.explain import explain
-from core import carry
 from core.llm import ModelHub
 from core.turn import TurnConfig
 from support.harness import NOW, Harness, local, make_harness
@@ -36,7 +35,7 @@ async def test_one_match_is_completed(h: Harness) -> None:
     assert not h.task(other).is_completed
     [row] = h.changes()  # one change, carried by the answer
     assert (row.kind, row.task_id) == ("complete", report)
-    assert carry.read(answer.content, "w1") == {"changes": [row.id]}
+    assert answer.record("w1") == {"changes": [row.id]}
     assert "complete:end" in answer.stages
 
 
@@ -169,7 +168,7 @@ async def test_a_retried_turn_does_not_toggle_twice(h: Harness) -> None:
     assert h.task(report).is_completed and not h.task(attachment).is_completed
     rows = h.changes()
     [row] = rows
-    assert carry.read(again.content, "w1") == carry.read(first.content, "w1") == {"changes": [row.id]}
+    assert again.record("w1") == first.record("w1") == {"changes": [row.id]}
 
 
 async def test_a_retried_reopen_does_not_toggle_twice(h: Harness) -> None:

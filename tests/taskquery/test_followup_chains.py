@@ -11,8 +11,9 @@ from typing import Any
 from core import carry
 from core.turn import ChatText
 from support.harness import Answer, Harness
-from taskquery.carried import CarriedQuery, attach_query, carried_query
-from taskquery.plan import QueryPlan
+from taskquery.carried import CarriedPlan, CarriedQuery, attach_query, carried_query
+
+SEAL = carry.Seal(b"test secret", user_id=1)
 
 
 def seed(h: Harness) -> Harness:
@@ -96,16 +97,16 @@ async def test_a_damaged_record_falls_back_to_the_prose(harness: Harness) -> Non
 
 def test_the_record_round_trips() -> None:
     query = CarriedQuery(
-        plan=QueryPlan(quadrants=[1, 2], time_text="下周", keyword="合同", limit=3),
+        plan=CarriedPlan(quadrants=[1, 2], time_text="下周", keyword="合同", limit=3),
         words="那下周的呢\n重要的合同",
         offset=5,
         shown=3,
         total=9,
     )
-    text = attach_query("给你整理了 3 条任务（共 9 条匹配）：", query)
+    text = attach_query("给你整理了 3 条任务（共 9 条匹配）：", query, SEAL)
     messages = [ChatText("user", "重要的合同"), ChatText("assistant", text), ChatText("user", "再来两个")]
-    assert carried_query(messages) == query
-    assert carried_query(messages[:2]) is None  # only answers before the last user message count
+    assert carried_query(messages, SEAL) == query
+    assert carried_query(messages[:2], SEAL) is None  # only answers before the last user message count
 
 
 async def test_models_never_see_the_record(harness: Harness) -> None:

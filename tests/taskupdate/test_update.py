@@ -11,7 +11,6 @@ import pytest
 from sqlmodel import select
 
 from app.explain import explain
-from core import carry
 from core.llm import ModelHub
 from core.models import Task
 from core.store import get_task
@@ -33,7 +32,7 @@ async def note(h: Harness, message: str, user: str = "alice") -> tuple[list[tupl
 
 
 def created_id(answer: Answer, h: Harness) -> int:
-    ids = carry.read(answer.content, "w1")
+    ids = answer.record("w1")
     assert ids is not None
     [row] = [r for r in h.changes() if r.id == ids["changes"][0]]
     return int(row.task_id)
@@ -53,7 +52,7 @@ async def test_a_new_deadline_moves_the_threshold_too(h: Harness) -> None:
     assert updated.urgency_threshold_at == local("2026-12-08 18:00")
     [row] = h.changes("update")
     assert row.task_id == report
-    assert carry.read(answer.content, "w1") == {"changes": [row.id]}
+    assert answer.record("w1") == {"changes": [row.id]}
     assert "update:end" in answer.stages
 
 
@@ -126,7 +125,7 @@ async def test_no_such_named_task(h: Harness) -> None:
 
 async def test_a_multi_capture_asks_which(h: Harness) -> None:
     history, noted = await note(h, "明天买牛奶，周五交报告")
-    assert len(carry.read(noted.content, "w1")["changes"]) == 2  # type: ignore[index]
+    assert len(noted.record("w1")["changes"]) == 2  # type: ignore[index]
 
     answer = await h.ask("不对，改成下周三", history=history)
 
