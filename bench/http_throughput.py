@@ -122,14 +122,18 @@ def seed_database(url: str, n: int, *, now: datetime, seed: int = 7) -> None:
 
 
 def _task_row(rng: random.Random, user_id: int | None, i: int, now: datetime) -> dict[str, Any]:
+    from core.titlegrams import match_key  # the folded title keyword search compares (tasks.title_key)
+
     group = rng.choices([1, 2, 3, 4], weights=[2, 4, 3, 1])[0]
     created = now - timedelta(minutes=rng.randrange(0, 90 * 24 * 60))
     deadline = now + timedelta(minutes=rng.randrange(-30 * 24 * 60, 60 * 24 * 60)) if rng.random() < 0.8 else None
     threshold = deadline - timedelta(hours=rng.randrange(1, 96)) if deadline and group in (2, 4) else None
     completed = rng.random() < 0.3
+    title = f"{rng.choice(TITLES)} #{i}"
     return {
         "user_id": user_id,
-        "title": f"{rng.choice(TITLES)} #{i}",
+        "title": title,
+        "title_key": match_key(title),
         "priority_group": group,
         "deadline_at": deadline,
         "urgency_threshold_at": threshold,

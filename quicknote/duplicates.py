@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Collection
 from datetime import datetime, timedelta
 
 from sqlmodel import Session, col, select
@@ -62,13 +61,8 @@ def close_deadlines(a: datetime | None, b: datetime | None) -> bool:
     return abs(a - b) <= CLOSE_DEADLINE
 
 
-def near_duplicate(
-    session: Session, user_id: int, title: str, deadline: datetime | None, *, own_ids: Collection[int] = ()
-) -> Task | None:
-    """An open task of the user that this note would repeat, if any.
-
-    Tasks in `own_ids` are not duplicates: a concurrent copy of this very attempt wrote them, and
-    persisting finds them (:mod:`core.attempts`)."""
+def near_duplicate(session: Session, user_id: int, title: str, deadline: datetime | None) -> Task | None:
+    """An open task of the user that this note would repeat, if any."""
     stmt = select(Task).where(col(Task.user_id) == user_id, col(Task.is_completed).is_(False))
     if deadline is None:
         stmt = stmt.where(col(Task.deadline_at).is_(None))
@@ -78,8 +72,6 @@ def near_duplicate(
         )
     stmt = stmt.order_by(col(Task.id).desc()).limit(MAX_CANDIDATES)
     for task in session.exec(stmt):
-        if task.id in own_ids:
-            continue
         if similar_titles(title, task.title) and close_deadlines(deadline, task.deadline_at):
             return task
     return None

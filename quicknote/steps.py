@@ -201,10 +201,14 @@ async def write_notes(turn: Turn, notes: Sequence[TaskCreate]) -> Written:
 def near_duplicates(turn: Turn, notes: Sequence[TaskCreate]) -> list[Task]:
     """The open tasks these notes would repeat (at most one per note)."""
     with turn.sessions() as session:
+        found = [near_duplicate(session, turn.user_id, d.title, d.deadline_at) for d in notes]
+        if not any(found):
+            return []
+        # A concurrent copy of this very attempt may have written them meanwhile: not duplicates, and
+        # persisting finds them. Looked up after the tasks: a task seen means its claim is committed too.
         claim = attempts.peek(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
         own = {int(i) for i in claim.result.get("tasks", [])} if claim is not None else set()
-        found = [near_duplicate(session, turn.user_id, d.title, d.deadline_at, own_ids=own) for d in notes]
-    return [task for task in found if task is not None]
+    return [task for task in found if task is not None and task.id not in own]
 
 
 async def persist_step(state: NoteState, turn: Turn) -> None:

@@ -36,6 +36,7 @@ CLARIFY: dict[Locale, str] = {
 _TEXTS: dict[Locale, dict[str, str]] = {
     "zh": {
         "done": "已撤销：{items}",
+        "all_kept": "没有改动，都已经被后来的修改覆盖：{items}",
         "already": "这一步已经撤销过了，没有再改动：{items}",
         "nothing": "没有可以撤销的操作：这段对话里我还没有替你记下或改动任务。",
         "not_found": "没有找到可以撤销的改动，什么都没有改。",
@@ -61,6 +62,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
     },
     "en": {
         "done": "Undone: {items}",
+        "all_kept": "Nothing changed, later edits replaced all of it: {items}",
         "already": "Already undone, nothing changed: {items}",
         "nothing": "There's nothing to undo: I haven't saved or changed any task in this conversation.",
         "not_found": "I couldn't find a change to undo, so nothing was changed.",
@@ -109,7 +111,7 @@ def describe(change: changes.ChangeRow, turn: Turn, locale: Locale) -> str:
     else:
         fields = []
         for name in ("title", "priority_group", "deadline_at", "urgency_threshold_at"):
-            if name not in before or before[name] == after.get(name):
+            if name not in before or before[name] == after.get(name) or name in change.kept:
                 continue
             value = before.get(name)
             if name == "priority_group":
@@ -166,7 +168,10 @@ def render(result: changes.Undone | None, turn: Turn) -> str:
         return text["not_found"]
     oldest_first = sorted(result.changes, key=lambda c: c.id)
     items = text["joiner"].join(describe(c, turn, locale) for c in oldest_first)
-    return text["already" if result.already else "done"].format(items=items)
+    if result.already:
+        return text["already"].format(items=items)
+    every_kept = all(c.effect == "kept" for c in result.changes)
+    return text["all_kept" if every_kept else "done"].format(items=items)
 
 
 def _revert(turn: Turn, target: list[int]) -> changes.Undone:

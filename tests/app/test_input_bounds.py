@@ -459,6 +459,17 @@ def test_json_with_a_suffix_is_json(client: TestClient, auth: dict[str, str]) ->
     assert r.status_code == 201, r.text
 
 
+@pytest.mark.parametrize("title", ["\u200b", "\u200b\u200c\u200d", " \ufeff ", "\u2060\u00ad"])
+def test_a_title_of_only_invisible_characters_is_blank(
+    harness: Any, client: TestClient, auth: dict[str, str], title: str
+) -> None:
+    before = rows(harness)
+    assert_error(client.post("/tasks", json={"title": title}, headers=auth), 400, param="title")
+    created = client.post("/tasks", json={"title": "交报告"}, headers=auth).json()
+    assert_error(client.patch(f"/tasks/{created['id']}", json={"title": title}, headers=auth), 400, param="title")
+    assert [r[1] for r in rows(harness)] == [*(r[1] for r in before), "交报告"]
+
+
 # --- the rules themselves --------------------------------------------------------------------------
 
 

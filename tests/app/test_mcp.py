@@ -5,6 +5,7 @@ The harness clock is fixed (Monday 2026-11-30 10:00 Shanghai), so every result i
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -154,6 +155,16 @@ async def test_capture_is_idempotent_and_undoable(harness: Harness) -> None:
         assert [c["effect"] for c in undone["undone"]] == ["deleted"]
         listed = await call(client, "find_tasks")
         assert listed["total"] == 0
+
+
+async def test_concurrent_capture_retries_write_once_and_all_return_the_change_ids(harness: Harness) -> None:
+    """A client retrying a capture before the first answered: every copy can undo what was written."""
+    async with in_process(harness, "alice") as client:
+        results = await asyncio.gather(
+            *(call(client, "capture_note", text="明天下午三点交电费", client_message_id="m-9") for _ in range(5))
+        )
+    assert len(harness.changes("create")) == 1
+    assert {tuple(r["change_ids"]) for r in results} == {(harness.changes("create")[0].id,)}
 
 
 async def test_capture_that_needs_a_question_writes_nothing(harness: Harness) -> None:

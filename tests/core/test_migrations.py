@@ -228,3 +228,25 @@ def test_sqlite_foreign_keys_enforced(tmp_path: Path) -> None:
                 raise AssertionError("foreign key not enforced")
     finally:
         engine.dispose()
+
+
+def test_0005_keys_every_existing_title(engine_factory: Callable[[], Engine]) -> None:
+    """Tasks stored before 0005 get their title_key, so keyword search finds them on every backend."""
+    engine = engine_factory()
+    migrate(engine, "0004_task_changes")
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO users (name, created_at) VALUES ('alice', :t)"), {"t": "2026-01-01 00:00:00"})
+        for title in ("İstanbul 出差", "ÉTÉ Plans", "交报告"):
+            conn.execute(
+                sa.text(
+                    "INSERT INTO tasks (user_id, title, priority_group, is_completed, created_at, updated_at) "
+                    "SELECT id, :title, 2, false, created_at, created_at FROM users"
+                ),
+                {"title": title},
+            )
+    migrate(engine)
+    with engine.connect() as conn:
+        keys = conn.execute(sa.text("SELECT title_key FROM tasks ORDER BY id")).scalars().all()
+    assert keys == ["istanbul 出差", "été plans", "交报告"]
+    _downgrade(engine, "0004_task_changes")
+    assert _task_count(engine) == 3

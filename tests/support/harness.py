@@ -86,6 +86,7 @@ class Answer:
     requests: int  # provider requests
     offline_steps: int = 0
     seal: carry.Seal | None = None  # the records' seal of the user who asked
+    data: dict[str, Any] = field(default_factory=dict)  # the action's structured result (Answer.data)
 
     def record(self, kind: str) -> dict[str, Any] | None:
         """The record of ``kind`` this answer carries (checked against the asking user's seal)."""
@@ -210,7 +211,15 @@ class Harness:
         outcome = await job.run()
         usage = job.turn.trace.usage
         events = list(job.turn.trace.events)
-        return Answer(outcome.content, outcome.action, events, usage.requests, usage.offline_steps, job.turn.seal)
+        return Answer(
+            outcome.content,
+            outcome.action,
+            events,
+            usage.requests,
+            usage.offline_steps,
+            job.turn.seal,
+            dict(outcome.data),
+        )
 
     async def converse(self, *messages: str, user: str = "alice") -> list[Answer]:
         """Asks each message in turn, with all earlier turns (the answers' raw content) as history."""
