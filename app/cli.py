@@ -96,6 +96,11 @@ def serve(
             )
     if workers > 1 and settings.metrics:
         _share_metrics_between_workers()
+    # The app (built by the factory here or in each worker) serves the name it is bound to (app/guard.py).
+    os.environ["SUIKOU_HOST"] = host
+    from app.settings import get_settings as cached
+
+    cached.cache_clear()
     # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _started()
