@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_chat, api_tasks, playground, ratelimit, readiness
+from app import api_chat, api_tasks, apidocs, playground, ratelimit, readiness
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.guard import SAFE_METHODS, RequestGuard, mcp_transport_security, policy_for
@@ -76,7 +76,10 @@ def create_app(
             worker_exited()
 
     telemetry = tracing.fastapi_telemetry() if tracing is not None else None
-    app = FastAPI(title="Suikou", version="0.1.0", lifespan=lifespan, telemetry=telemetry)
+    # /docs is app.apidocs (no CDN); ReDoc and the OAuth2 redirect page are not served.
+    app = FastAPI(
+        title="Suikou", version="0.1.0", lifespan=lifespan, telemetry=telemetry, docs_url=None, redoc_url=None
+    )
     install_error_handlers(app)
     app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
@@ -84,6 +87,7 @@ def create_app(
     # POST /mcp; one server per app: a session manager runs once
     mcp_sessions = mount_mcp(app, mcp_transport_security(guard))
     app.include_router(playground.router)
+    app.include_router(apidocs.router)
 
     @app.get("/healthz", tags=["ops"], response_model=Health, responses=error_responses(500))
     async def healthz() -> Health:
