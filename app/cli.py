@@ -369,8 +369,10 @@ def _keyless_mode_ends_warning(user: str) -> str:
 
     lines = [
         "Warning: this is the first API key, so keyless mode ends now.",
-        "From now on every request (every endpoint but /healthz) needs 'Authorization: Bearer <key>';"
-        " requests without a valid key get 401. Revoking keys later does not bring keyless mode back.",
+        "From now on every request needs 'Authorization: Bearer <key>' (without a valid key: 401), except"
+        " /healthz, /readyz, the playground page (/ and /playground, which asks for the key) and the API"
+        " reference (/docs, /openapi.json), none of which shows a task. Revoking keys later does not bring"
+        " keyless mode back.",
     ]
     if user == LOCAL_USER:
         lines.append(
