@@ -96,6 +96,11 @@ def serve(
             )
     if workers > 1 and settings.metrics:
         _share_metrics_between_workers()
+    # The app (built by the factory here or in each worker) serves the name it is bound to (app/guard.py).
+    os.environ["SUIKOU_HOST"] = host
+    from app.settings import get_settings as cached
+
+    cached.cache_clear()
     # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _started()
@@ -364,8 +369,10 @@ def _keyless_mode_ends_warning(user: str) -> str:
 
     lines = [
         "Warning: this is the first API key, so keyless mode ends now.",
-        "From now on every request (every endpoint but /healthz) needs 'Authorization: Bearer <key>';"
-        " requests without a valid key get 401. Revoking keys later does not bring keyless mode back.",
+        "From now on every request needs 'Authorization: Bearer <key>' (without a valid key: 401), except"
+        " /healthz, /readyz, the playground page (/ and /playground, which asks for the key) and the API"
+        " reference (/docs, /openapi.json), none of which shows a task. Revoking keys later does not bring"
+        " keyless mode back.",
     ]
     if user == LOCAL_USER:
         lines.append(

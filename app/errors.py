@@ -65,6 +65,11 @@ class Unauthorized(ApiError):
     code = "invalid_api_key"
 
 
+class Forbidden(ApiError):
+    status = 403
+    code = "forbidden"
+
+
 class NotFound(ApiError):
     status = 404
     code = "not_found"
@@ -78,6 +83,13 @@ class PayloadTooLarge(ApiError):
 class UnsupportedMediaType(ApiError):
     status = 415
     code = "unsupported_media_type"
+
+
+class MisdirectedRequest(ApiError):
+    """A Host this server does not answer to (app/guard.py)."""
+
+    status = 421
+    code = "host_not_allowed"
 
 
 class RateLimited(ApiError):
@@ -124,9 +136,13 @@ _ERROR_DOCS: dict[int, str] = {
     400: "Invalid request: malformed JSON, a value of the wrong type or outside its bounds, text with NUL "
     "characters or unpaired surrogates, an unknown `X-Suikou-Timezone`.",
     401: "Missing or unknown API key (only once API keys exist; without any the service has one local user).",
+    403: "A state-changing request from a page on another origin (`Origin`, or `Sec-Fetch-Site` without "
+    "one); list trusted origins in `SUIKOU_ALLOWED_ORIGINS`.",
     404: "No such resource.",
     413: "The request body is larger than the configured limit.",
     415: "The request body is not JSON.",
+    421: "The `Host` header names a host this server does not answer to (DNS rebinding protection); list "
+    "the server's names in `SUIKOU_ALLOWED_HOSTS`.",
     429: "Over this API key's rate limit, or too many open streams for it (only when limits are configured).",
     500: "An unexpected server error; the details are in the server log.",
     503: "Not ready: the database is unreachable or not at this version's schema, or Redis (when configured) "

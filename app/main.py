@@ -12,9 +12,10 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_chat, api_tasks, playground, ratelimit, readiness
+from app import api_chat, api_tasks, apidocs, playground, ratelimit, readiness
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
+from app.guard import SAFE_METHODS, RequestGuard, mcp_transport_security, policy_for
 from app.mcp_server import mount_mcp
 from app.metrics import install_metrics, worker_exited
 from app.settings import Settings, get_settings
@@ -51,6 +52,7 @@ def create_app(
     """Builds the app; the database is opened and migrated when it starts, not at import.
     `tracer_provider`: an OpenTelemetry SDK provider to trace to (tests), instead of OTEL_*."""
     settings = settings or get_settings()
+    guard = policy_for(settings)  # a malformed SUIKOU_ALLOWED_HOSTS / _ORIGINS stops it here
     tracing = app_tracing(settings, tracer_provider)
 
     @asynccontextmanager
@@ -74,20 +76,27 @@ def create_app(
             worker_exited()
 
     telemetry = tracing.fastapi_telemetry() if tracing is not None else None
-    app = FastAPI(title="Suikou", version="0.1.0", lifespan=lifespan, telemetry=telemetry)
+    # /docs is app.apidocs (no CDN); ReDoc and the OAuth2 redirect page are not served.
+    app = FastAPI(
+        title="Suikou", version="0.1.0", lifespan=lifespan, telemetry=telemetry, docs_url=None, redoc_url=None
+    )
     install_error_handlers(app)
     app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(readiness.router)
-    mcp_sessions = mount_mcp(app)  # POST /mcp; one server per app: a session manager runs once
+    # POST /mcp; one server per app: a session manager runs once
+    mcp_sessions = mount_mcp(app, mcp_transport_security(guard))
     app.include_router(playground.router)
+    app.include_router(apidocs.router)
 
     @app.get("/healthz", tags=["ops"], response_model=Health, responses=error_responses(500))
     async def healthz() -> Health:
         return Health(status="ok")
 
-    # Added last is outermost: the boundary also answers for what the gate refuses.
+    # Added last is outermost: the boundary also answers for what the gate refuses; the guard
+    # refuses a foreign Host or a cross-origin write before a byte of its body is read.
     app.add_middleware(BodyGate, limit_for=partial(body_limit, settings))
+    app.add_middleware(RequestGuard, policy=guard)
     app.add_middleware(ErrorBoundary)
     if tracing is not None:
         app.add_middleware(TracingMiddleware, tracing=tracing)
@@ -110,7 +119,10 @@ def _description(settings: Settings) -> str:
         "- Text (titles, chat content, the keyword filter, the model name) must not contain NUL characters or "
         "unpaired surrogates: not every database can store them.\n"
         f"- Bodies: at most {settings.max_body_bytes} bytes, chat {settings.max_chat_body_bytes} "
-        f"(413 past it), JSON only (415), nested at most {MAX_JSON_DEPTH} levels in chat."
+        f"(413 past it), JSON only (415), nested at most {MAX_JSON_DEPTH} levels in chat.\n"
+        "- Browsers: a `Host` this server does not answer to is a 421 on every path (DNS rebinding); a "
+        "POST, PATCH or DELETE whose `Origin` is another origin's (or, without `Origin`, with "
+        "`Sec-Fetch-Site` `cross-site` or `same-site`) is a 403. Requests without either header are not a page's: they pass."
     )
 
 
@@ -120,8 +132,9 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
     if app.openapi_schema is None:
         doc = get_openapi(title=app.title, version=app.version, routes=app.routes, description=_description(settings))
         for operations in doc["paths"].values():
-            for operation in operations.values():
+            for method, operation in operations.items():
                 operation["responses"].pop("422", None)
+                operation["responses"] = dict(sorted({**operation["responses"], **_guarded(method)}.items()))
                 for parameter in operation.get("parameters", []):
                     if parameter["name"].lower() == TIMEZONE_HEADER:
                         parameter["schema"] = {"$ref": f"#/components/schemas/{TIMEZONE_SCHEMA}"}
@@ -132,6 +145,18 @@ def openapi_document(app: FastAPI, settings: Settings) -> dict[str, Any]:
         schemas[TIMEZONE_SCHEMA] = {"type": "string", "enum": sorted(zone_names())}
         app.openapi_schema = doc
     return app.openapi_schema
+
+
+def _guarded(method: str) -> dict[str, Any]:
+    """What app.guard answers for an operation, before it is routed: 421 always, 403 for writes."""
+    statuses = (421,) if method.upper() in SAFE_METHODS else (403, 421)
+    return {
+        str(status): {
+            "description": error_responses(status)[status]["description"],
+            "content": {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}},
+        }
+        for status in statuses
+    }
 
 
 def serve_app() -> FastAPI:

@@ -491,19 +491,19 @@ class McpEndpoint:
             CALLER.reset(token)
 
 
-def mount_mcp(app: FastAPI) -> StreamableHTTPSessionManager:
+def mount_mcp(app: FastAPI, transport_security: TransportSecuritySettings) -> StreamableHTTPSessionManager:
     """Serves the MCP server at exactly `/mcp` (no `/mcp/` redirect, which some clients do not follow)
-    and returns its session manager, whose `run()` the app's lifespan must enter."""
+    and returns its session manager, whose `run()` the app's lifespan must enter.
+
+    `transport_security`: the SDK's Host and Origin check, with the app's own list
+    (app.guard.mcp_transport_security): the guard in front of every route has already checked them."""
     getter: StateGetter = lambda: app.state.suikou  # noqa: E731 - the state exists once the lifespan ran
     server = make_mcp(getter)
     server.streamable_http_app(
         # Stateless: each POST stands alone, so any worker can serve it and no session outlives its key.
         stateless_http=True,
         json_response=True,
-        # Explicit, because the SDK's default checks Host against 127.0.0.1/localhost only and answers
-        # 421 to every other name (a server behind a proxy, a test client). /mcp is guarded as the rest
-        # of the API is, by Bearer keys; Host checking, if wanted, belongs to the deployment's proxy.
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        transport_security=transport_security,
     )
     sessions = server.session_manager
     # A plain Route (not an APIRoute): FastAPI leaves it out of the OpenAPI document, which describes

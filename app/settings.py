@@ -119,6 +119,17 @@ class Settings(BaseSettings):
 
     host: str = "127.0.0.1"
     port: int = 8000
+    # Which pages may reach the service (app/guard.py, docs/fdr/0022-host-and-origin.md).
+    allowed_hosts: str = Field(
+        default="",
+        description="Comma list of extra Host names served besides localhost, 127.0.0.1, ::1 and the bound "
+        "host: names or IPs (no port), '*.example.com' for its subdomains, '*' for any.",
+    )
+    allowed_origins: str = Field(
+        default="",
+        description="Comma list of other origins whose pages may send writes ('https://app.example.com', "
+        "'null'); a page's own origin always may.",
+    )
     log_requests: bool = True
     workers: int = Field(default=1, ge=1, description="`suikou serve` worker processes (--workers).")
     shutdown_grace_s: float = Field(

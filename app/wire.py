@@ -7,7 +7,7 @@ import re
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
     BaseModel,
@@ -21,7 +21,7 @@ from pydantic import (
 )
 
 from app.errors import BadRequest, UnsupportedMediaType, is_json
-from core.models import PLAIN_TEXT, TEXT_RULES, text_problem, text_rules, whole_number
+from core.models import PLAIN_TEXT, TEXT_RULES, VISIBLE_TEXT, text_problem, text_rules, whole_number
 from core.trace import StageEvent, StageStatus, Usage
 from core.turn import ChatText
 
@@ -35,6 +35,7 @@ MAX_JSON_DEPTH = 64
 # Component names in the OpenAPI document (see `chat_schemas`).
 CHAT_REQUEST = "ChatRequest"
 CHAT_CONTENT = "ChatContent"
+USER_CONTENT = "UserContent"
 
 
 def _content_shape(value: Any) -> Any:
@@ -70,9 +71,10 @@ class MessageIn(BaseModel):
 class ChatRequest(BaseModel):
     """The fields Suikou reads; everything else a client sends is accepted and ignored.
 
-    Rules JSON Schema cannot state: the last `user` message must have text, and only text parts;
-    parts of other types (images, audio, files) in earlier messages are ignored, as clients resend
-    whole histories. A body nested deeper than 64 levels is refused.
+    Every `user` message has content: a string that is not blank, or at least one part. Rules JSON
+    Schema cannot state: the last `user` message must have text, and only text parts; parts of
+    other types (images, audio, files) in earlier messages are ignored, as clients resend whole
+    histories. A body nested deeper than 64 levels is refused.
     """
 
     model_config = ConfigDict(extra="allow")
@@ -108,6 +110,21 @@ def chat_schemas(*, max_chars: int, max_messages: int) -> dict[str, Any]:
     }
     parts = {"type": "array", "maxItems": MAX_CONTENT_PARTS, "items": {"anyOf": [text_part, other_part]}}
     schemas[CHAT_CONTENT] = {"anyOf": [text, parts, {"type": "null"}]}
+    # What `message_texts` requires of every user message (see `_no_content`).
+    schemas[USER_CONTENT] = {"anyOf": [{**text, "pattern": VISIBLE_TEXT}, {**parts, "minItems": 1}]}
+    message = schemas.pop("MessageIn")
+    others = [role for role in get_args(Role) if role != "user"]
+    schemas["MessageIn"] = {
+        "title": message["title"],
+        "type": "object",
+        "anyOf": [
+            {
+                "properties": {"role": {"const": "user"}, "content": {"$ref": f"#/components/schemas/{USER_CONTENT}"}},
+                "required": ["role", "content"],
+            },
+            {"properties": {**message["properties"], "role": {"enum": others}}, "required": ["role"]},
+        ],
+    }
     schemas[CHAT_REQUEST] = request
     return schemas
 
@@ -207,13 +224,25 @@ def message_texts(request: ChatRequest, *, max_chars: int, max_messages: int | N
             code="array_above_max_length",
         )
     latest = max((i for i, m in enumerate(request.messages) if m.role == "user"), default=None)
-    out = [
-        ChatText(m.role, _message_text(m.content, f"messages.{i}.content", max_chars=max_chars, latest=i == latest))
-        for i, m in enumerate(request.messages)
-    ]
+    out = []
+    for i, m in enumerate(request.messages):
+        param = f"messages.{i}.content"
+        if m.role == "user" and _no_content(m.content):
+            raise BadRequest(_NO_TEXT if i == latest else "A user message has no content.", param=param)
+        out.append(ChatText(m.role, _message_text(m.content, param, max_chars=max_chars, latest=i == latest)))
     if latest is not None and not out[latest].text.strip():
-        raise BadRequest("The last user message has no text.", param=f"messages.{latest}.content")
+        raise BadRequest(_NO_TEXT, param=f"messages.{latest}.content")
     return out
+
+
+_NO_TEXT = "The last user message has no text."
+
+
+def _no_content(content: str | list[dict[str, Any]] | None) -> bool:
+    """A user message with nothing in it, wherever it is (the document's `UserContent` refuses it,
+    as JSON Schema can say this of every message but not of the last alone). Suikou never answered
+    a conversation that ended in one, so a history with one was not Suikou's."""
+    return content is None or content == [] or (isinstance(content, str) and not content.strip())
 
 
 # --- stage display (docs/fdr/0021-stage-display.md) -----------------------------------------------

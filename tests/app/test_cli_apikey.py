@@ -4,12 +4,14 @@ alone (scripts capture it)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from starlette.routing import Route
 from typer.testing import CliRunner
 
 from app.cli import cli
@@ -90,6 +92,36 @@ def test_first_key_for_another_user_names_that_user_and_says_local_tasks_are_out
     assert "--user local" in stderr
     _, stderr = create("--user", "bob")
     assert stderr == ""
+
+
+def every_route(routes: Any) -> Iterator[Route]:
+    for route in routes:
+        included = getattr(route, "original_router", None)  # FastAPI 0.16x keeps included routers whole
+        if included is not None:
+            yield from every_route(included.routes)
+        elif isinstance(route, Route):
+            yield route
+
+
+def open_routes(client: TestClient) -> set[str]:
+    """The path template of each route that answers something other than 401 without a key."""
+    found = set()
+    for route in every_route(client.app.routes):  # type: ignore[attr-defined]
+        for method in sorted(route.methods or {"POST"}):  # /mcp is a plain Route serving POST
+            path = re.sub(r"\{[^}]+\}", "1", route.path)
+            if method != "HEAD" and client.request(method, path).status_code != 401:
+                found.add(route.path)
+    return found
+
+
+def test_the_warning_names_exactly_the_routes_that_stay_open(service: Harness) -> None:
+    _, stderr = create()
+    with service.client() as client:
+        still_open = open_routes(client)
+    named = set(re.findall(r"(?<![\w/])/[\w./-]*", stderr))
+    # The reference page's own scripts and styles come with /docs.
+    assert {path for path in still_open if not path.startswith("/docs/")} == named, stderr
+    assert {"/healthz", "/readyz", "/"} <= named and "/metrics" not in named and "/mcp" not in named
 
 
 def test_no_warning_when_keys_exist_even_if_all_are_revoked(service: Harness) -> None:

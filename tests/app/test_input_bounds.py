@@ -567,7 +567,7 @@ async def test_a_client_leaving_mid_body_is_an_info_line(harness: Any, caplog: p
         "raw_path": b"/tasks",
         "query_string": b"",
         "root_path": "",
-        "headers": [(b"content-type", b"application/json"), (b"content-length", b"100")],
+        "headers": [(b"host", b"127.0.0.1:8000"), (b"content-type", b"application/json"), (b"content-length", b"100")],
         "client": ("127.0.0.1", 5000),
         "server": ("127.0.0.1", 8000),
     }

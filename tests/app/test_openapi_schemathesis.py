@@ -8,9 +8,10 @@ readable, 405 with `Allow`. The app has an API key and a fresh database per run 
 PostgreSQL under `SUIKOU_TEST_BACKEND=postgresql`); chat turns run the offline model. Runs are
 derandomized with a fixed seed, so a failure is reproducible.
 
-One rule is beyond JSON Schema and so beyond the generator: the last `user` message must have
-text, and text parts only. The document says so in words; `last_user_message_has_text` keeps the
-positive cases to it (negative cases are sent as generated).
+Every `user` message must have content (a string that is not blank, or some parts): the document
+states it. One rule is beyond JSON Schema and so beyond the generator: the last `user` message's
+parts must be text, with some words. The document says so in words; `last_user_message_has_text`
+keeps the positive cases to it (negative cases are sent as generated).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import logging
 import time
 from typing import Any
 
+import jsonschema
 import pytest
 import schemathesis
 from fastapi.testclient import TestClient
@@ -137,17 +139,19 @@ def test_every_error_status_has_the_envelope(doc: dict[str, Any]) -> None:
 
 def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     declared = {(method, path): set(op["responses"]) for method, path, op in operations(doc)}
-    with_body = {"400", "401", "413", "415", "500"}
+    # app/guard.py answers before routing: 421 for a Host not served, 403 for a write from another origin.
+    read, write = {"421"}, {"403", "421"}
+    with_body = {"400", "401", "413", "415", "500"} | write
     assert declared[("POST", "/v1/chat/completions")] == {"200", "404"} | with_body
     assert declared[("POST", "/agent/chat")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks")] == {"201"} | with_body
     assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body
-    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500"}
-    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"}
-    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"}
-    assert declared[("GET", "/healthz")] == {"200", "500"}
-    assert declared[("GET", "/readyz")] == {"200", "500", "503"}
+    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500"} | read
+    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"} | read
+    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"} | write
+    assert declared[("GET", "/healthz")] == {"200", "500"} | read
+    assert declared[("GET", "/readyz")] == {"200", "500", "503"} | read
     # Every operation but the health and readiness checks needs the key once keys exist, and says so.
     open_paths = ("/healthz", "/readyz")
     for method, path, op in operations(doc):
@@ -194,3 +198,54 @@ def test_task_bounds_are_declared(doc: dict[str, Any]) -> None:
     assert (group["minimum"], group["maximum"]) == (1, 4)
     task_id = next(p for p in doc["paths"]["/tasks/{task_id}"]["get"]["parameters"] if p["name"] == "task_id")
     assert (task_id["schema"]["minimum"], task_id["schema"]["maximum"]) == (1, 2**31 - 1)
+
+
+# --- the chat body: what the document refuses, the server refuses -------------------------------
+
+IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
+# A user message without text, as the issue found it: the document took it, the server said 400.
+EMPTY_USER_CONTENTS = {"empty": "", "blank": " \u3000\n", "null": None, "no parts": [], "missing": ...}
+
+
+def chat_validator(doc: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    schema = {"$ref": "#/components/schemas/ChatRequest", "components": doc["components"]}
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+def user(content: Any) -> dict[str, Any]:
+    return {"role": "user"} if content is ... else {"role": "user", "content": content}
+
+
+@pytest.mark.parametrize("content", list(EMPTY_USER_CONTENTS.values()), ids=list(EMPTY_USER_CONTENTS))
+@pytest.mark.parametrize("where", ["last", "earlier", "last, then the assistant"])
+def test_a_user_message_without_text_is_refused_by_the_document_and_the_server(
+    doc: dict[str, Any], harness: Any, content: Any, where: str
+) -> None:
+    messages = {
+        "last": [user(content)],
+        "earlier": [user(content), {"role": "assistant", "content": "?"}, user("明天有什么事")],
+        "last, then the assistant": [user("明天有什么事"), user(content), {"role": "assistant", "content": "好"}],
+    }[where]
+    body = {"model": "suikou", "messages": messages}
+    assert not chat_validator(doc).is_valid(body)
+    with harness.client() as client:
+        r = client.post("/v1/chat/completions", json=body)
+    assert r.status_code == 400, r.text
+    assert r.json()["error"]["param"] == f"messages.{messages.index(user(content))}.content"
+
+
+@pytest.mark.parametrize(
+    "messages",
+    [
+        [user("明天有什么事")],
+        [{"role": "system", "content": ""}, {"role": "assistant", "content": None}, user("明天有什么事")],
+        [user([IMAGE]), {"role": "assistant", "content": "我只能读文字。"}, user("明天有什么事")],  # history image
+        [{"role": "system", "content": "只有系统消息"}],  # no user message at all: answered
+    ],
+    ids=["plain", "empty non-user messages", "image in history", "no user message"],
+)
+def test_what_the_document_accepts_the_server_answers(doc: dict[str, Any], harness: Any, messages: Any) -> None:
+    body = {"model": "suikou", "messages": messages}
+    assert chat_validator(doc).is_valid(body)
+    with harness.client() as client:
+        assert client.post("/v1/chat/completions", json=body).status_code == 200

@@ -4,6 +4,8 @@ elsewhere. What it does in a browser: test_playground_browser.py."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import tomllib
 from pathlib import Path
@@ -34,6 +36,16 @@ def test_the_page_is_served_as_html(client: TestClient, path: str) -> None:
     assert r.text.lstrip().lower().startswith("<!doctype html>")
     csp = r.headers["content-security-policy"]
     assert "default-src 'self'" in csp and "connect-src 'self'" in csp
+
+
+def test_only_the_pages_own_script_may_run(client: TestClient) -> None:
+    # The API key is in this origin's localStorage: an injected inline script must not run.
+    csp = client.get("/").headers["content-security-policy"]
+    script_src = next(d.split()[1:] for d in csp.split(";") if d.split()[0] == "script-src")
+    body = re.fullmatch(r"(?s).*<script>(.*)</script>.*", page_html())
+    assert body is not None and page_html().count("<script") == 1
+    digest = base64.b64encode(hashlib.sha256(body[1].encode()).digest()).decode()
+    assert script_src == [f"'sha256-{digest}'"]
 
 
 def test_the_page_needs_no_key_when_the_api_does(harness: Any, client: TestClient) -> None:

@@ -1,5 +1,7 @@
 """The playground in a real browser: Playwright driving the system chromium (Debian's
-/usr/bin/chromium; never a downloaded build) against a live server with a fixed clock.
+/usr/bin/chromium; never a downloaded build) against a live server with a fixed clock. Also the
+pages around it: a page on another site and a DNS-rebinding page (names mapped to 127.0.0.1 by
+chromium's resolver rules, no DNS) get nothing, and /docs renders from this origin alone.
 
 Skipped without chromium or Playwright, except under CI=true, where .ci/run installs both and
 their absence is a failure. A screenshot of the page is left in test-artifacts/ (or
@@ -8,15 +10,20 @@ $TEST_ARTIFACTS_DIR) for a person to look at.
 
 from __future__ import annotations
 
+import http.server
 import json
 import os
+import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
 import pytest
+from sqlmodel import select
 
+from core.models import Task
 from support.harness import NOW, TZ, Harness, in_ci
 from support.live import serve
 
@@ -50,7 +57,7 @@ def _skip_or_fail(reason: str) -> NoReturn:
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def playwright() -> Iterator[Any]:
     if not CHROMIUM.exists():
         _skip_or_fail(f"no chromium at {CHROMIUM}")
     try:
@@ -58,9 +65,14 @@ def browser() -> Iterator[Any]:
     except ImportError:
         _skip_or_fail("playwright is not installed")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True)
-        yield b
-        b.close()
+        yield p
+
+
+@pytest.fixture(scope="module")
+def browser(playwright: Any) -> Iterator[Any]:
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+    yield b
+    b.close()
 
 
 @dataclass
@@ -215,3 +227,100 @@ def test_on_a_phone_the_task_list_is_below_the_chat(browser: Any, site: Site) ->
     assert chat["width"] <= 390 and tasks["width"] <= 390
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sideways
     save_screenshot(page, "playground-phone.png")
+
+
+# --- other pages: the attacks of docs/fdr/0022 in a real browser --------------------------------
+
+# Every *.example name resolves to this machine, as an attacker's DNS would answer.
+RESOLVE_EXAMPLE_HERE = "--host-resolver-rules=MAP *.example 127.0.0.1"
+ATTACK_PAGE = """<!doctype html><meta charset="utf-8"><title>cute cats</title><script>
+window.attack = async (target, ids) => {
+  for (const id of ids) {
+    // A "simple" request: no preflight, no body; the answer is opaque, the effect is not.
+    await fetch(`${target}/tasks/${id}/complete`, {method: "POST", mode: "no-cors"}).catch(() => null);
+  }
+};
+</script>"""
+
+
+@pytest.fixture(scope="module")
+def mapped_browser(playwright: Any) -> Iterator[Any]:
+    b = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=[RESOLVE_EXAMPLE_HERE])
+    yield b
+    b.close()
+
+
+@contextmanager
+def attacker_site() -> Iterator[int]:
+    """A page of its own on 127.0.0.1 (another port: another origin); yields its port."""
+    body = ATTACK_PAGE.encode()
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def open_tasks(h: Harness) -> int:
+    with h.state.session() as session:
+        return len([t for t in session.exec(select(Task)).all() if not t.is_completed])
+
+
+def test_a_page_on_another_site_cannot_complete_the_local_users_tasks(mapped_browser: Any, site: Site) -> None:
+    ids = [site.harness.add(f"任务{i}", 2, user="local") for i in range(5)]
+    answers: list[int] = []
+    with attacker_site() as port:
+        page = mapped_browser.new_context().new_page()
+        page.on("response", lambda r: answers.append(r.status) if "/complete" in r.url else None)
+        page.goto(f"http://cats.example:{port}/")
+        page.evaluate("([target, ids]) => window.attack(target, ids)", [site.url.rstrip("/"), ids])
+    assert answers == [403] * len(ids)
+    assert open_tasks(site.harness) == len(ids)
+
+
+def test_a_rebinding_page_gets_nothing(mapped_browser: Any, site: Site) -> None:
+    # rebind.example now points here: to the browser the page and the API are one origin.
+    site.harness.add("交电费", 2, user="local")
+    port = site.url.rstrip("/").rsplit(":", 1)[1]
+    page = mapped_browser.new_context().new_page()
+    landing = page.goto(f"http://rebind.example:{port}/")
+    assert landing is not None and landing.status == 421
+    seen = page.evaluate(
+        """async () => {
+            const list = await fetch("/tasks");
+            const done = await fetch("/tasks/1/complete", {method: "POST"});
+            return [list.status, await list.text(), done.status];
+        }"""
+    )
+    assert seen[0] == 421 and "交电费" not in seen[1] and seen[2] == 421
+    assert open_tasks(site.harness) == 1
+
+
+def test_the_api_reference_renders_from_this_origin_alone(browser: Any, site: Site) -> None:
+    page = browser.new_context().new_page()
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(site.url + "docs")
+    page.locator(".opblock-summary-path", has_text="/tasks/{task_id}/complete").first.wait_for(timeout=TIMEOUT_MS)
+    assert page.locator(".opblock").count() >= 9
+    assert all(url.startswith(site.url) or url.startswith("data:") for url in requested), requested
+    assert problems == []  # no CSP refusal, no script error

@@ -38,6 +38,9 @@ TZ = "Asia/Shanghai"
 # Monday 2026-11-30 10:00 in Shanghai: the fixed "now" of the scenario tests.
 NOW = datetime(2026, 11, 30, 10, 0, tzinfo=ZoneInfo(TZ))
 PG_URL = os.environ.get("SUIKOU_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+# The Host that Starlette's TestClient sends. Not a name the service answers to by default
+# (app/guard.py): the harness allows it, as a deployment would list its own name.
+TEST_HOST = "testserver"
 
 
 def in_ci() -> bool:
@@ -236,6 +239,7 @@ class Harness:
 
 
 def make_harness(database_url: str, *, now: datetime = NOW, hub: ModelHub | None = None, **settings: Any) -> Harness:
+    settings.setdefault("allowed_hosts", TEST_HOST)
     cfg = Settings(_env_file=None, database_url=database_url, **settings)  # type: ignore[call-arg]
     state = build_state(cfg, hub=hub, clock=lambda: now)
     return Harness(state, now)
