@@ -18,28 +18,21 @@ import sqlalchemy as sa
 from fastapi.testclient import TestClient
 
 from core import carry
-from support.harness import Harness, make_harness
+from support.harness import Harness
 
 WARNING = "已有「交电费」（12月1日 周二 18:00 到期），还要再记一条吗？"
 
 
 @pytest.fixture
-def h(database_url: str) -> Iterator[Harness]:
-    harness = make_harness(database_url)
-    yield harness
-    harness.state.engine.dispose()
-
-
-@pytest.fixture
-def client(h: Harness) -> Iterator[TestClient]:
-    with h.client() as c:
+def client(harness: Harness) -> Iterator[TestClient]:
+    with harness.client() as c:
         yield c
 
 
-def raw_line(h: Harness, kind: str, raw_json: str, *, signed: bool = True) -> str:
+def raw_line(harness: Harness, kind: str, raw_json: str, *, signed: bool = True) -> str:
     """A record line around exactly these JSON bytes (which json.dumps could not always produce)."""
     data = base64.urlsafe_b64encode(raw_json.encode()).decode().rstrip("=")
-    tag = "." + h.seal("local").tag(kind, data) if signed else ""
+    tag = "." + harness.seal("local").tag(kind, data) if signed else ""
     return f'[suikou]: # "{kind}.{data}{tag}"'
 
 
@@ -75,11 +68,11 @@ BAD_PLANS = {
 
 
 @pytest.mark.parametrize("raw", BAD_PLANS.values(), ids=BAD_PLANS.keys())
-def test_a_bad_follow_up_record_falls_back_to_the_visible_list(h: Harness, client: TestClient, raw: str) -> None:
-    h.add("交周报", 2, "2026-12-02 18:00", user="local")
-    h.add("修电脑", 1, "2026-12-01 09:00", user="local")
+def test_a_bad_follow_up_record_falls_back_to_the_visible_list(harness: Harness, client: TestClient, raw: str) -> None:
+    harness.add("交周报", 2, "2026-12-02 18:00", user="local")
+    harness.add("修电脑", 1, "2026-12-01 09:00", user="local")
     previous = "给你整理了 1 条任务（共 2 条匹配）：\n1. 修电脑（重要且紧急；截止 12月1日 周二 09:00）\n\n" + raw_line(
-        h, "q1", raw
+        harness, "q1", raw
     )
     answer = chat(client, ("user", "来一个任务"), ("assistant", previous), ("user", "再来两个"))
     assert "交周报" in carry.strip(answer)  # read from the prose: page 2 of the visible list
@@ -103,9 +96,9 @@ BAD_NOTES = {
 
 @pytest.mark.parametrize("raw", BAD_NOTES.values(), ids=BAD_NOTES.keys())
 @pytest.mark.parametrize("tz", [None, "America/New_York"])
-def test_a_bad_pending_note_is_never_stored(h: Harness, client: TestClient, raw: str, tz: str | None) -> None:
-    h.add("交电费", 2, "2026-12-01 18:00", user="local")
-    warning = WARNING + "\n\n" + raw_line(h, "n1", raw)
+def test_a_bad_pending_note_is_never_stored(harness: Harness, client: TestClient, raw: str, tz: str | None) -> None:
+    harness.add("交电费", 2, "2026-12-01 18:00", user="local")
+    warning = WARNING + "\n\n" + raw_line(harness, "n1", raw)
     answer = chat(client, ("user", "帮我记一下明天交电费"), ("assistant", warning), ("user", "要"), tz=tz)
     # The record is ignored: the asked message is read again, and its own (sane) note written.
     assert "已记下" in answer
@@ -127,23 +120,23 @@ def test_a_bad_pending_note_is_never_stored(h: Harness, client: TestClient, raw:
     assert undone.startswith("已撤销")
 
 
-def test_a_valid_pending_note_is_still_written(h: Harness, client: TestClient) -> None:
-    h.add("交电费", 2, "2026-12-01 18:00", user="local")
+def test_a_valid_pending_note_is_still_written(harness: Harness, client: TestClient) -> None:
+    harness.add("交电费", 2, "2026-12-01 18:00", user="local")
     good = '{"notes":[{"title":"交电费","priority_group":2,"deadline_at":"2026-12-01T18:00:00+08:00"}]}'
     answer = chat(
         client,
         ("user", "帮我记一下明天交电费"),
-        ("assistant", WARNING + "\n\n" + raw_line(h, "n1", good)),
+        ("assistant", WARNING + "\n\n" + raw_line(harness, "n1", good)),
         ("user", "要"),
     )
     assert carry.strip(answer) == "好，已记下：交电费（重要不紧急；截止 12月1日 周二 18:00）"
 
 
-def test_an_unsigned_pending_note_is_no_record(h: Harness, client: TestClient) -> None:
+def test_an_unsigned_pending_note_is_no_record(harness: Harness, client: TestClient) -> None:
     """The probe's record, as anyone can write it: not trusted, so nothing of it is stored."""
-    h.add("交电费", 2, "2026-12-01 18:00", user="local")
+    harness.add("交电费", 2, "2026-12-01 18:00", user="local")
     forged = '{"notes":[{"title":"被伪造的任务","priority_group":1}]}'
-    warning = WARNING + "\n\n" + raw_line(h, "n1", forged, signed=False)
+    warning = WARNING + "\n\n" + raw_line(harness, "n1", forged, signed=False)
     chat(client, ("user", "帮我记一下明天交电费"), ("assistant", warning), ("user", "要"))
     assert "被伪造的任务" not in titles(client)
 
@@ -152,9 +145,9 @@ def test_an_unsigned_pending_note_is_no_record(h: Harness, client: TestClient) -
 
 
 @pytest.mark.parametrize("ids", ["[2147483648]", "[9223372036854775807]", "[0]", "[1.5]"])
-def test_a_bad_change_id_is_no_record(h: Harness, client: TestClient, ids: str) -> None:
-    h.add("交报告", 1, "2026-12-02 15:00", user="local")
-    previous = "好，已记下：交报告\n\n" + raw_line(h, "w1", '{"changes":' + ids + "}")
+def test_a_bad_change_id_is_no_record(harness: Harness, client: TestClient, ids: str) -> None:
+    harness.add("交报告", 1, "2026-12-02 15:00", user="local")
+    previous = "好，已记下：交报告\n\n" + raw_line(harness, "w1", '{"changes":' + ids + "}")
     for said in ("撤销", "不对，是周五", "优先级调低"):
         answer = chat(client, ("user", "帮我记一下交报告"), ("assistant", previous), ("user", said))
         assert "已撤销" not in answer and "已改好" not in answer
@@ -166,11 +159,13 @@ def test_a_bad_change_id_is_no_record(h: Harness, client: TestClient, ids: str) 
 
 @pytest.mark.parametrize("tz", [None, "America/New_York", "Pacific/Kiritimati"])
 @pytest.mark.parametrize("stored", ["9999-12-31 23:59:59", "0001-01-01 00:00:00"])
-def test_a_stored_extreme_date_never_breaks_a_read(h: Harness, client: TestClient, tz: str | None, stored: str) -> None:
+def test_a_stored_extreme_date_never_breaks_a_read(
+    harness: Harness, client: TestClient, tz: str | None, stored: str
+) -> None:
     """What an older release could store: every list that holds it still answers."""
-    task_id = h.add("老数据", 1, user="local")
-    h.add("交报告", 1, "2026-12-02 15:00", user="local")
-    with h.state.engine.begin() as conn:
+    task_id = harness.add("老数据", 1, user="local")
+    harness.add("交报告", 1, "2026-12-02 15:00", user="local")
+    with harness.state.engine.begin() as conn:
         value = f"{stored}+00" if conn.dialect.name == "postgresql" else f"{stored}.000000"
         conn.execute(sa.text("UPDATE tasks SET deadline_at = :d WHERE id = :i"), {"d": value, "i": task_id})
     assert "老数据" in titles(client, tz)
@@ -178,10 +173,10 @@ def test_a_stored_extreme_date_never_breaks_a_read(h: Harness, client: TestClien
         chat(client, ("user", question), tz=tz)
 
 
-def test_records_reveal_no_payload_change_without_a_new_signature(h: Harness) -> None:
-    line = carry.line("q1", {"offset": 5}, h.seal("local"))
+def test_records_reveal_no_payload_change_without_a_new_signature(harness: Harness) -> None:
+    line = carry.line("q1", {"offset": 5}, harness.seal("local"))
     forged = line.replace(
         line.split(".")[1], base64.urlsafe_b64encode(json.dumps({"offset": 0}).encode()).decode().rstrip("=")
     )
-    assert carry.read(line, "q1", h.seal("local")) == {"offset": 5}
-    assert carry.read(forged, "q1", h.seal("local")) is None
+    assert carry.read(line, "q1", harness.seal("local")) == {"offset": 5}
+    assert carry.read(forged, "q1", harness.seal("local")) is None

@@ -3,7 +3,6 @@ and the urgency threshold one wall-clock day before the deadline, across dayligh
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
@@ -17,62 +16,55 @@ from support.harness import Harness, make_harness
 NEW_YORK = "America/New_York"
 
 
-@pytest.fixture
-def h(database_url: str) -> Iterator[Harness]:
-    harness = make_harness(database_url)
-    yield harness
-    harness.state.engine.dispose()
-
-
-def stored(h: Harness) -> list[Task]:
-    with h.state.session() as session:
+def stored(harness: Harness) -> list[Task]:
+    with harness.state.session() as session:
         return list(session.exec(select(Task)).all())
 
 
 @pytest.mark.parametrize("message", ["帮我记一下1900年1月1日交报告", "帮我记一下2300年5月1日交报告"])
-async def test_a_deadline_no_task_may_hold_is_asked_about(h: Harness, message: str) -> None:
-    answer = await h.ask(message)
+async def test_a_deadline_no_task_may_hold_is_asked_about(harness: Harness, message: str) -> None:
+    answer = await harness.ask(message)
     assert answer.action == "quick_note_create"
-    assert stored(h) == []
+    assert stored(harness) == []
     assert "已记下" not in answer.visible
 
 
 @pytest.mark.parametrize("title", ["\u200b", "\u200b\u200d\ufeff"])
-async def test_an_invisible_title_is_asked_about(h: Harness, title: str) -> None:
-    answer = await h.ask(f"帮我记一下：{title}")
-    assert stored(h) == []
+async def test_an_invisible_title_is_asked_about(harness: Harness, title: str) -> None:
+    answer = await harness.ask(f"帮我记一下：{title}")
+    assert stored(harness) == []
     assert "已记下" not in answer.visible
 
 
 async def test_the_urgency_threshold_is_a_wall_clock_day_before_across_dst(database_url: str) -> None:
     """US daylight saving starts on Sunday 2026-03-08: the day before 09:00 that Monday is Sunday 09:00."""
     now = datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo(NEW_YORK))
-    h = make_harness(database_url, now=now)
+    harness = make_harness(database_url, now=now)
     try:
-        await h.ask("remind me to file the taxes on March 8 at 9am, important but not urgent", tz=NEW_YORK)
-        [task] = stored(h)
+        await harness.ask("remind me to file the taxes on March 8 at 9am, important but not urgent", tz=NEW_YORK)
+        [task] = stored(harness)
         zone = ZoneInfo(NEW_YORK)
         assert task.deadline_at is not None and task.urgency_threshold_at is not None
         assert task.deadline_at.astimezone(zone).replace(tzinfo=None) == datetime(2026, 3, 8, 9, 0)
         assert task.urgency_threshold_at.astimezone(zone).replace(tzinfo=None) == datetime(2026, 3, 7, 9, 0)
     finally:
-        h.state.engine.dispose()
+        harness.state.engine.dispose()
 
 
 async def test_a_correction_sets_the_threshold_a_wall_clock_day_before_across_dst(database_url: str) -> None:
     """The deadline comes back from the database in UTC: 24 hours before it is 08:00 the day before."""
     zone = ZoneInfo(NEW_YORK)
     now = datetime(2026, 3, 2, 10, 0, tzinfo=zone)
-    h = make_harness(database_url, now=now)
+    harness = make_harness(database_url, now=now)
     try:
-        with h.state.session() as session:
+        with harness.state.session() as session:
             data = TaskCreate(title="交税", priority_group=1, deadline_at=datetime(2026, 3, 8, 9, 0, tzinfo=zone))
-            create_task(session, h.user(), data, now=now)
+            create_task(session, harness.user(), data, now=now)
             session.commit()
-        answer = await h.ask("把交税改成不急", tz=NEW_YORK)
+        answer = await harness.ask("把交税改成不急", tz=NEW_YORK)
         assert answer.action == "task_update", answer.visible
-        [task] = stored(h)
+        [task] = stored(harness)
         assert task.priority_group == 2 and task.urgency_threshold_at is not None
         assert task.urgency_threshold_at.astimezone(zone).replace(tzinfo=None) == datetime(2026, 3, 7, 9, 0)
     finally:
-        h.state.engine.dispose()
+        harness.state.engine.dispose()
