@@ -78,16 +78,17 @@ def serve(
 ) -> None:
     """Run the HTTP service."""
     import logging
-    import math
 
     import uvicorn
+
+    from app.shutdown import phases as shutdown_phases
 
     settings = get_settings()
     host = host or settings.host
     workers = workers or settings.workers
     if reload and workers > 1:
         _refuse("--reload runs one process: drop --workers (or SUIKOU_WORKERS) or --reload.")
-    with _engine(settings) as engine:
+    with _engine(settings) as engine, _unreachable_is_one_line(settings):
         _schema_gate(engine, settings, run_migrations=run_migrations)
         if not _is_loopback(host) and not _keys_exist(engine):
             _refuse(
@@ -107,7 +108,8 @@ def serve(
         port=port or settings.port,
         workers=workers,
         reload=reload,
-        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
+        # The delay before the listener closes comes out of the grace (app/shutdown.py).
+        timeout_graceful_shutdown=shutdown_phases(settings.shutdown_grace_s, settings.shutdown_delay_s)[1],
         log_level="info",
     )
 
@@ -156,7 +158,7 @@ def migrate_command() -> None:
 
     settings = get_settings()
     where = _shown_url(settings.database_url)
-    with _engine(settings) as engine:
+    with _engine(settings) as engine, _unreachable_is_one_line(settings):
         status, revision = schema_status(engine)
         if status == "unknown":
             _refuse(f"{where} is at revision {revision}, newer than this Suikou ({SCHEMA_HEAD}): upgrade Suikou.")
@@ -165,6 +167,23 @@ def migrate_command() -> None:
             return
         migrate(engine)
     typer.echo(f"Migrated {where}: {revision or 'empty'} -> {SCHEMA_HEAD}")
+
+
+@contextmanager
+def _unreachable_is_one_line(settings: Settings) -> Iterator[None]:
+    """A database that is down or does not answer is one line on stderr and exit 1, not a traceback
+    (whatever else goes wrong still shows one)."""
+    from core.db import is_outage, outage_summary
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        typer.echo(f"Cannot reach the database {_shown_url(settings.database_url)}: {outage_summary(exc)}", err=True)
+        raise typer.Exit(1) from None
 
 
 def _refuse(message: str) -> NoReturn:
@@ -182,7 +201,7 @@ def _shown_url(url: str) -> str:
 def _engine(settings: Settings) -> Iterator[Any]:
     from core.db import make_engine
 
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, **settings.engine_options())
     try:
         yield engine
     finally:
@@ -445,7 +464,7 @@ def _database(settings: Settings) -> Iterator[Callable[[], Session]]:
     """Sessions on the migrated database, for commands that need no chat pipeline; closed when it ends."""
     from core.db import make_engine, migrate, session_factory
 
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, **settings.engine_options())
     try:
         migrate(engine)
         _started()

@@ -137,15 +137,16 @@ def test_every_error_status_has_the_envelope(doc: dict[str, Any]) -> None:
 
 def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     declared = {(method, path): set(op["responses"]) for method, path, op in operations(doc)}
-    with_body = {"400", "401", "413", "415", "500"}
+    with_body = {"400", "401", "413", "415", "500", "503"}
     assert declared[("POST", "/v1/chat/completions")] == {"200", "404"} | with_body
     assert declared[("POST", "/agent/chat")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks")] == {"201"} | with_body
     assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body
-    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500"}
-    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"}
-    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"}
+    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500", "503"}
+    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500", "503"}
+    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"}
+    assert declared[("GET", "/v1/models")] == {"200", "401", "500", "503"}
     assert declared[("GET", "/healthz")] == {"200", "500"}
     assert declared[("GET", "/readyz")] == {"200", "500", "503"}
     # Every operation but the health and readiness checks needs the key once keys exist, and says so.
@@ -154,6 +155,8 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
         assert (op.get("security") == [{"HTTPBearer": []}]) == (path not in open_paths), (method, path)
         if path not in open_paths:
             assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
+            # Every key lookup can meet a database outage (docs/fdr/0023): a 503 saying when to retry.
+            assert "Retry-After" in op["responses"]["503"]["headers"], (method, path)
 
 
 def test_chat_declares_its_body_and_both_answers(doc: dict[str, Any], harness: Any) -> None:
