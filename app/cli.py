@@ -100,18 +100,41 @@ def serve(
     # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _started()
-    # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler.
-    uvicorn.run(
-        "app.main:serve_app",
-        factory=True,
-        host=host,
-        port=port or settings.port,
-        workers=workers,
-        reload=reload,
-        # The delay before the listener closes comes out of the grace (app/shutdown.py).
-        timeout_graceful_shutdown=shutdown_phases(settings.shutdown_grace_s, settings.shutdown_delay_s)[1],
-        log_level="info",
-    )
+    port = port or settings.port
+    # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler. The
+    # workers read their settings again: the port they serve is part of a worker's stable name
+    # (app/ratelimit.py), so --port reaches them as SUIKOU_PORT.
+    with _environment(SUIKOU_PORT=str(port)):
+        uvicorn.run(
+            "app.main:serve_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            reload=reload,
+            # The delay before the listener closes comes out of the grace (app/shutdown.py).
+            timeout_graceful_shutdown=shutdown_phases(settings.shutdown_grace_s, settings.shutdown_delay_s)[1],
+            log_level="info",
+        )
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """`values` in the environment (and in the settings read from now on) until the block ends."""
+    from app.settings import get_settings as cached
+
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    cached.cache_clear()
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        cached.cache_clear()
 
 
 def _share_metrics_between_workers() -> None:
