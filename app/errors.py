@@ -325,17 +325,17 @@ class BodyGate:
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(limit)  # refused before a byte of it is read
-        body = await _read_body(receive, limit)
+        body = await read_body(receive, limit)
         if body and not is_json(headers.get("content-type")):
             raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.")
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, replay(body, receive), send)
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
     return PayloadTooLarge(f"The request body is larger than {limit} bytes.")
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes:
+async def read_body(receive: Receive, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -351,15 +351,15 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
             return b"".join(chunks)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
     """The buffered body once, then the real channel (where a later disconnect arrives)."""
     pending = True
 
-    async def replay() -> AsgiMessage:
+    async def replayed() -> AsgiMessage:
         nonlocal pending
         if pending:
             pending = False
             return {"type": "http.request", "body": body, "more_body": False}
         return await receive()
 
-    return replay
+    return replayed
