@@ -172,9 +172,10 @@ _ERROR_DOCS: dict[int, str] = {
     415: "The request body is not JSON.",
     429: "Over this API key's rate limit, or too many open streams for it (only when limits are configured).",
     500: "An unexpected server error; the details are in the server log.",
-    503: "The database is unavailable (code `database_unavailable`), or the instance is shutting down and could "
-    "not finish in time (`shutting_down`); retry after `Retry-After` seconds. From /readyz: not ready (code `not_ready`): the database is unreachable or not at this version's schema, Redis "
-    "(when configured) does not answer, or the instance is shutting down; the message names the failed checks.",
+    503: "The database is unavailable (code `database_unavailable`), or the instance is shutting down and "
+    "could not finish in time (`shutting_down`); retry after `Retry-After` seconds. From /readyz: not ready "
+    "(`not_ready`): the database is unreachable or not at this version's schema, Redis (when configured) does "
+    "not answer, or the instance is shutting down; the message names the failed checks.",
 }
 _RETRY_AFTER = {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": {"type": "integer"}}}
 _HEADERS: dict[int, dict[str, Any]] = {

@@ -207,7 +207,10 @@ def worker_name(port: int, lock_dir: Path | None = None) -> WorkerName:
     base = f"{host}:{port}"
     folder = lock_dir or Path(tempfile.gettempdir())
     for number in range(MAX_WORKERS_PER_HOST):
-        handle = open(folder / f"suikou-worker-{port}-{number}.lock", "a")  # noqa: SIM115 - held while serving
+        try:
+            handle = open(folder / f"suikou-worker-{port}-{number}.lock", "a")  # noqa: SIM115 - held while serving
+        except OSError:  # another user's file, a read-only folder: not ours to take
+            continue
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:  # held by a live worker

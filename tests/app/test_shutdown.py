@@ -66,6 +66,20 @@ def serve_log(tmp_path: Path) -> Iterator[BinaryIO]:
         yield log
 
 
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _reaped() -> Iterator[None]:
+    """A test that fails before its SIGTERM leaves no server running."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
 def start_server(
     tmp_path: Path,
     log: BinaryIO,
@@ -97,6 +111,7 @@ def start_server(
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
+    _STARTED.append(proc)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

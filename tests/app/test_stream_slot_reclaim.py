@@ -64,6 +64,11 @@ def test_a_worker_name_is_free_again_once_its_process_is_gone(tmp_path: Path) ->
             name.close()
 
 
+def test_without_a_lock_file_a_worker_still_starts_under_a_name_of_its_own(tmp_path: Path) -> None:
+    names = [ratelimit.worker_name(8000, tmp_path / "missing") for _ in range(2)]
+    assert names[0].name != names[1].name and all(n.lock is None for n in names)  # nothing to reclaim
+
+
 async def test_the_worker_under_a_name_reclaims_only_that_names_leases(redis_prefix: str) -> None:
     client = ratelimit.redis_client(REDIS_URL)
     dead = ratelimit.RedisSlots(client, limit=1, ttl=60, prefix=redis_prefix, owner="host:8000:0")
