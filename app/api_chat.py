@@ -45,7 +45,7 @@ _CHAT_RESPONSES: dict[int | str, dict[str, Any]] = {
         "description": "The answer: JSON, or with `stream` true an SSE stream of chunks ending in `[DONE]`.",
         "content": {"text/event-stream": {"itemSchema": SSE_EVENT}},
     },
-    **error_responses(400, 401, 404, 413, 415, 500),
+    **error_responses(400, 401, 404, 413, 415, 500, 503),
 }
 
 
@@ -110,7 +110,7 @@ def _is_served(model: str, served: str) -> bool:
     return model == served or model_display(model, served) is not None
 
 
-@router.get("/v1/models", response_model=ModelList, responses=error_responses(401, 500))
+@router.get("/v1/models", response_model=ModelList, responses=error_responses(401, 500, 503))
 async def list_models(state: StateDep, _user: CurrentUser) -> ModelList:
     served = state.settings.served_model_id
     # The suffixed ids are for UIs where picking a model is the only per-chat setting.
@@ -118,7 +118,7 @@ async def list_models(state: StateDep, _user: CurrentUser) -> ModelList:
     return ModelList(object="list", data=[_model_card(i) for i in ids])
 
 
-@router.get("/v1/models/{model_id}", response_model=ModelCard, responses=error_responses(401, 404, 500))
+@router.get("/v1/models/{model_id}", response_model=ModelCard, responses=error_responses(401, 404, 500, 503))
 async def get_model(model_id: str, state: StateDep, _user: CurrentUser) -> ModelCard:
     if not _is_served(model_id, state.settings.served_model_id):
         raise NotFound(f"The model '{model_id}' does not exist.", param="model", code="model_not_found")

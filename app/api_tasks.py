@@ -49,10 +49,10 @@ Keyword = Annotated[
 ]
 
 # What each kind of operation may answer besides success; the document lists exactly these.
-LIST_ERRORS = error_responses(400, 401, 500)
-BODY_ERRORS = error_responses(400, 401, 413, 415, 500)
-ONE_TASK_ERRORS = error_responses(400, 401, 404, 500)
-ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 413, 415, 500)
+LIST_ERRORS = error_responses(400, 401, 500, 503)
+BODY_ERRORS = error_responses(400, 401, 413, 415, 500, 503)
+ONE_TASK_ERRORS = error_responses(400, 401, 404, 500, 503)
+ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 413, 415, 500, 503)
 
 
 class TaskList(BaseModel):

@@ -78,16 +78,17 @@ def serve(
 ) -> None:
     """Run the HTTP service."""
     import logging
-    import math
 
     import uvicorn
+
+    from app.shutdown import phases as shutdown_phases
 
     settings = get_settings()
     host = host or settings.host
     workers = workers or settings.workers
     if reload and workers > 1:
         _refuse("--reload runs one process: drop --workers (or SUIKOU_WORKERS) or --reload.")
-    with _engine(settings) as engine:
+    with _engine(settings) as engine, _unreachable_is_one_line(settings):
         _schema_gate(engine, settings, run_migrations=run_migrations)
         if not _is_loopback(host) and not _keys_exist(engine):
             _refuse(
@@ -104,17 +105,41 @@ def serve(
     # One JSON line per chat request on the "suikou.request" logger (route, node timings, model calls).
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _started()
-    # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler.
-    uvicorn.run(
-        "app.main:serve_app",
-        factory=True,
-        host=host,
-        port=port or settings.port,
-        workers=workers,
-        reload=reload,
-        timeout_graceful_shutdown=math.ceil(settings.shutdown_grace_s),
-        log_level="info",
-    )
+    port = port or settings.port
+    # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler. The
+    # workers read their settings again: the port they serve is part of a worker's stable name
+    # (app/ratelimit.py), so --port reaches them as SUIKOU_PORT.
+    with _environment(SUIKOU_PORT=str(port)):
+        uvicorn.run(
+            "app.main:serve_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            reload=reload,
+            # The delay before the listener closes comes out of the grace (app/shutdown.py).
+            timeout_graceful_shutdown=shutdown_phases(settings.shutdown_grace_s, settings.shutdown_delay_s)[1],
+            log_level="info",
+        )
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    """`values` in the environment (and in the settings read from now on) until the block ends."""
+    from app.settings import get_settings as cached
+
+    before = {name: os.environ.get(name) for name in values}
+    os.environ.update(values)
+    cached.cache_clear()
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+        cached.cache_clear()
 
 
 def _share_metrics_between_workers() -> None:
@@ -161,7 +186,7 @@ def migrate_command() -> None:
 
     settings = get_settings()
     where = _shown_url(settings.database_url)
-    with _engine(settings) as engine:
+    with _engine(settings) as engine, _unreachable_is_one_line(settings):
         status, revision = schema_status(engine)
         if status == "unknown":
             _refuse(f"{where} is at revision {revision}, newer than this Suikou ({SCHEMA_HEAD}): upgrade Suikou.")
@@ -170,6 +195,23 @@ def migrate_command() -> None:
             return
         migrate(engine)
     typer.echo(f"Migrated {where}: {revision or 'empty'} -> {SCHEMA_HEAD}")
+
+
+@contextmanager
+def _unreachable_is_one_line(settings: Settings) -> Iterator[None]:
+    """A database that is down or does not answer is one line on stderr and exit 1, not a traceback
+    (whatever else goes wrong still shows one)."""
+    from core.db import is_outage, outage_summary
+
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        typer.echo(f"Cannot reach the database {_shown_url(settings.database_url)}: {outage_summary(exc)}", err=True)
+        raise typer.Exit(1) from None
 
 
 def _refuse(message: str) -> NoReturn:
@@ -187,7 +229,7 @@ def _shown_url(url: str) -> str:
 def _engine(settings: Settings) -> Iterator[Any]:
     from core.db import make_engine
 
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, **settings.engine_options())
     try:
         yield engine
     finally:
@@ -452,7 +494,7 @@ def _database(settings: Settings) -> Iterator[Callable[[], Session]]:
     """Sessions on the migrated database, for commands that need no chat pipeline; closed when it ends."""
     from core.db import make_engine, migrate, session_factory
 
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, **settings.engine_options())
     try:
         migrate(engine)
         _started()

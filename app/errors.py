@@ -4,8 +4,9 @@ Three layers, outermost first:
 
 - `ErrorBoundary` (ASGI): the one place unexpected errors are caught. It logs each once, with its
   traceback, and answers a 500 in OpenAI's shape; nothing is re-raised, so the server neither logs
-  it a second time nor drops the keep-alive connection. A client that leaves while sending its body
-  is an info line.
+  it a second time nor drops the keep-alive connection. A database outage (`core.db.is_outage`,
+  wrapped or not) is a 503 with `Retry-After` and one warning line without a traceback
+  (docs/fdr/0023). A client that leaves while sending its body is an info line.
 - `BodyGate` (ASGI): reads the body before any handler: over the size limit is a 413, a body that
   is not JSON a 415. Handlers then read the buffered body.
 - FastAPI's exception handlers: `ApiError`, validation errors (400, not FastAPI's 422) and routing
@@ -29,6 +30,8 @@ from starlette.requests import ClientDisconnect
 from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
+
+from core.db import is_outage, outage_summary
 
 log = logging.getLogger("suikou")
 
@@ -107,6 +110,46 @@ class RateLimited(ApiError):
         return JSONResponse(self.body(), status_code=self.status, headers={"Retry-After": str(self.retry_after)})
 
 
+class Unavailable(ApiError):
+    """503: the request was fine, this instance cannot serve it now; `Retry-After` says when to retry."""
+
+    status = 503
+    type = "server_error"
+    retry_after = 5
+
+    def response(self) -> JSONResponse:
+        return JSONResponse(self.body(), status_code=self.status, headers={"Retry-After": str(self.retry_after)})
+
+
+class DatabaseUnavailable(Unavailable):
+    """The database does not answer now (`core.db.is_outage`): retry soon, or at another instance."""
+
+    code = "database_unavailable"
+    retry_after = 5  # seconds: a restart or failover takes a few; the balancer moves clients meanwhile
+
+    def __init__(self, message: str = "The database is unavailable; retry in a few seconds.") -> None:
+        super().__init__(message)
+
+
+class ShuttingDown(Unavailable):
+    """This instance is stopping and could not finish the request within its grace period: send it
+    again (the balancer routes it elsewhere; a note already saved is not written twice)."""
+
+    code = "shutting_down"
+    retry_after = 1
+
+    def __init__(self) -> None:
+        super().__init__(
+            "The server is restarting and could not finish this request: please send it again; "
+            "a task already saved will not be created twice."
+        )
+
+
+def log_outage(exc: BaseException, where: str) -> None:
+    """An outage's one log line: where, and the driver's words (no traceback: it says nothing more)."""
+    log.warning("database unavailable in %s: %s", where, outage_summary(exc))
+
+
 def error_body(message: str, type_: str, param: str | None = None, code: str | None = None) -> dict[str, Any]:
     return {"error": {"message": message, "type": type_, "param": param, "code": code}}
 
@@ -145,12 +188,16 @@ _ERROR_DOCS: dict[int, str] = {
     "the server's names in `SUIKOU_ALLOWED_HOSTS`.",
     429: "Over this API key's rate limit, or too many open streams for it (only when limits are configured).",
     500: "An unexpected server error; the details are in the server log.",
-    503: "Not ready: the database is unreachable or not at this version's schema, or Redis (when configured) "
-    "does not answer. The message names the failed checks.",
+    503: "The database is unavailable (code `database_unavailable`), or the instance is shutting down and "
+    "could not finish in time (`shutting_down`); retry after `Retry-After` seconds. From /readyz: not ready "
+    "(`not_ready`): the database is unreachable or not at this version's schema, Redis (when configured) does "
+    "not answer, or the instance is shutting down; the message names the failed checks.",
 }
+_RETRY_AFTER = {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": {"type": "integer"}}}
 _HEADERS: dict[int, dict[str, Any]] = {
     401: {"WWW-Authenticate": {"description": "Always `Bearer`.", "schema": {"type": "string"}}},
-    429: {"Retry-After": {"description": "Seconds until a retry can succeed.", "schema": {"type": "integer"}}},
+    429: _RETRY_AFTER,
+    503: _RETRY_AFTER,
 }
 
 
@@ -245,6 +292,12 @@ class ErrorBoundary:
             if not started:
                 await exc.response()(scope, receive, send)
         except Exception as exc:
+            if is_outage(exc):
+                if not already_logged(exc):
+                    log_outage(exc, f"{scope['method']} {scope['path']}")
+                if not started:
+                    await DatabaseUnavailable().response()(scope, receive, send)
+                return
             if not already_logged(exc):
                 log.exception("unexpected error in %s %s", scope["method"], scope["path"])
             if not started:  # after the first byte there is no status left to send
@@ -289,17 +342,17 @@ class BodyGate:
         declared = headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(limit)  # refused before a byte of it is read
-        body = await _read_body(receive, limit)
+        body = await read_body(receive, limit)
         if body and not is_json(headers.get("content-type")):
             raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.")
-        await self.app(scope, _replay(body, receive), send)
+        await self.app(scope, replay(body, receive), send)
 
 
 def _too_large(limit: int) -> PayloadTooLarge:
     return PayloadTooLarge(f"The request body is larger than {limit} bytes.")
 
 
-async def _read_body(receive: Receive, limit: int) -> bytes:
+async def read_body(receive: Receive, limit: int) -> bytes:
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -315,15 +368,15 @@ async def _read_body(receive: Receive, limit: int) -> bytes:
             return b"".join(chunks)
 
 
-def _replay(body: bytes, receive: Receive) -> Receive:
+def replay(body: bytes, receive: Receive) -> Receive:
     """The buffered body once, then the real channel (where a later disconnect arrives)."""
     pending = True
 
-    async def replay() -> AsgiMessage:
+    async def replayed() -> AsgiMessage:
         nonlocal pending
         if pending:
             pending = False
             return {"type": "http.request", "body": body, "more_body": False}
         return await receive()
 
-    return replay
+    return replayed

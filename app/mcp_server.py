@@ -9,6 +9,7 @@ contextvar the SDK carries into the tool. Decisions: docs/fdr/0016-mcp-tools.md.
 from __future__ import annotations
 
 import inspect
+import json
 import typing
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -21,6 +22,7 @@ from typing import Annotated, Any
 import anyio
 from fastapi import FastAPI
 from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
@@ -35,7 +37,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import api_tasks
 from app.deps import user_for_key, zone_names
-from app.errors import ApiError, validation_message
+from app.errors import ApiError, error_body, read_body, replay, validation_message
+from app.ratelimit import MODEL, REQUESTS, RateLimits, model_backed
 from app.state import AppState
 from app.wire import ChatRequest, MessageIn, message_texts
 from core import carry, changes
@@ -465,9 +468,20 @@ def _plan(flt: dict[str, Any] | None, lock: dict[str, Any]) -> QueryPlan | None:
 # --- streamable HTTP ---------------------------------------------------------------------------
 
 
+# The tools that run a chat turn (and so may call the model): they count against the model budget.
+MODEL_TOOLS = frozenset({"ask_tasks", "capture_note"})
+
+
 class McpEndpoint:
-    """The session manager's `handle` behind the REST API's Bearer keys: a key is its user; no key or an
-    unknown one is REST's 401 once keys exist; keyless local mode serves the local user.
+    """The session manager's `handle` behind the REST API's Bearer keys and limits: a key is its user; no
+    key or an unknown one is REST's 401 once keys exist; keyless local mode serves the local user. Each
+    POST counts against the key's request budget, and a call of a model tool against its model budget
+    while a real model is configured (429 with `Retry-After`, as REST and chat answer).
+
+    Only POST: the server is stateless with JSON answers, so there is no session for a standalone GET
+    stream (server-to-client messages) to serve or a DELETE to end. Such a stream would idle forever,
+    outside the stream cap and every limit; the spec lets a server answer the GET with 405 instead, and
+    the SDK's client opens it only for a session id, which a stateless server never issues.
 
     A class, not a function: Starlette serves an ASGI *instance* as-is for every method, but would
     wrap a plain function as a GET-only request handler."""
@@ -477,10 +491,15 @@ class McpEndpoint:
         self.state_getter = state_getter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            body = error_body("Method Not Allowed", "invalid_request_error", None, "method_not_allowed")
+            await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
+            return
         header = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
         scheme, _, key = header.partition(" ")
         try:
             user = await user_for_key(self.state_getter(), key.strip() if scheme.lower() == "bearer" else "")
+            receive = await self._within_limits(scope, receive, str(user.id))
         except ApiError as exc:
             await exc.response()(scope, receive, send)
             return
@@ -489,6 +508,37 @@ class McpEndpoint:
             await self.handle(scope, receive, send)
         finally:
             CALLER.reset(token)
+
+    async def _within_limits(self, scope: Scope, receive: Receive, key: str) -> Receive:
+        """Counts the request (and its model tool calls); `RateLimited` when over. Returns the channel to
+        read the body from (it was read here when the model budget needed to see the calls)."""
+        limits: RateLimits | None = getattr(scope["app"].state, "rate_limits", None)
+        if limits is None:
+            return receive
+        await limits.check(REQUESTS, key)
+        if MODEL not in limits.items or not model_backed(self.state_getter().hub):
+            return receive
+        body = await read_body(receive, limit=self.state_getter().settings.max_body_bytes)  # as the body gate
+        for _ in range(_model_tool_calls(body)):
+            await limits.check(MODEL, key)
+        return replay(body, receive)
+
+
+def _model_tool_calls(body: bytes) -> int:
+    """How many calls of a model tool the JSON-RPC body holds (one message or a batch; unreadable: 0,
+    the SDK answers it)."""
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        return 0
+    messages = parsed if isinstance(parsed, list) else [parsed]
+    return sum(
+        isinstance(m, dict)
+        and m.get("method") == "tools/call"
+        and isinstance(m.get("params"), dict)
+        and m["params"].get("name") in MODEL_TOOLS
+        for m in messages
+    )
 
 
 def mount_mcp(app: FastAPI, transport_security: TransportSecuritySettings) -> StreamableHTTPSessionManager:

@@ -3,7 +3,10 @@
 - Requests (`SUIKOU_RATE_LIMIT`): chat, /v1/models and /tasks share one budget per key.
 - Model (`SUIKOU_MODEL_RATE_LIMIT`): chat requests, only while some node has a real provider.
 - Streams (`SUIKOU_MAX_STREAMS_PER_KEY`): leases taken before a stream starts, released when it ends
-  and expiring on their own (a stream cut at the shutdown deadline never runs its `finally`).
+  and expiring on their own (a stream cut at the shutdown deadline never runs its `finally`). In
+  Redis each worker also records its leases under a stable name (host, port, a per-host worker
+  number held by a file lock), so a worker restarted after a kill -9 gives back at start what its
+  dead predecessor held instead of leaving the key short of slots until the leases expire.
 
 The key is the caller's user id (the local user without API keys). Counts live in memory, or in Redis
 when `SUIKOU_REDIS_URL` is set. Redis failing at request time fails open: served, with a log line.
@@ -14,13 +17,16 @@ from __future__ import annotations
 
 import logging
 import math
+import socket
+import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TYPE_CHECKING, Any, Protocol
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import anyio
 from fastapi import Depends, FastAPI, Request
@@ -96,10 +102,17 @@ class MemorySlots:
             self.leases.pop(key, None)
 
 
-# A sorted set of leases scored by expiry, in Redis server time (no clock skew between workers; a
-# script may call TIME since Redis 5 replicates effects). One script per operation: atomic across
-# processes, one round trip each.
+# A sorted set of leases per key, scored by expiry, in Redis server time (no clock skew between workers;
+# a script may call TIME since Redis 5 replicates effects); and a set per worker of its "key lease"
+# pairs (KEYS[2], when the worker has a stable name), which its successor reclaims. One script per
+# operation: atomic across processes, one round trip each.
 _NOW = "local t = redis.call('TIME'); local now = tonumber(t[1]) + tonumber(t[2]) / 1e6\n"
+_OWNED = """
+if KEYS[2] then
+  redis.call('SADD', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], math.ceil(ttl * 1000))
+end
+"""
 _ACQUIRE = (
     _NOW
     + """
@@ -108,36 +121,103 @@ redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
 if redis.call('ZCARD', key) >= limit then return 0 end
 redis.call('ZADD', key, now + ttl, lease)
 redis.call('PEXPIRE', key, math.ceil(ttl * 1000))
-return 1
 """
+    + _OWNED
+    + "return 1\n"
 )
 _RENEW = (
     _NOW
     + """
-local key, ttl, lease = KEYS[1], tonumber(ARGV[1]), ARGV[2]
+local key, ttl, lease = KEYS[1], tonumber(ARGV[1]), ARGV[3]
 redis.call('ZADD', key, 'XX', now + ttl, lease)
 redis.call('PEXPIRE', key, math.ceil(ttl * 1000))
+"""
+    + _OWNED
+    + "return 1\n"
+)
+_RELEASE = """
+redis.call('ZREM', KEYS[1], ARGV[1])
+if KEYS[2] then redis.call('SREM', KEYS[2], ARGV[2]) end
 return 1
 """
-)
 
 
 class RedisSlots:
-    def __init__(self, client: Any, limit: int, ttl: float, prefix: str) -> None:
+    """Stream leases shared through Redis. `owner`: this worker's stable name (`worker_name`), under
+    which it records its leases; None records nothing (nothing to reclaim)."""
+
+    def __init__(self, client: Any, limit: int, ttl: float, prefix: str, owner: str | None = None) -> None:
         self.client, self.limit, self.ttl, self.prefix = client, limit, ttl, prefix
+        self.owned = [prefix + "worker:" + owner] if owner else []
         self._acquire = client.register_script(_ACQUIRE)
         self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
 
     async def acquire(self, key: str) -> str | None:
         lease = uuid.uuid4().hex
-        ok = await self._acquire(keys=[self.prefix + key], args=[self.ttl, self.limit, lease])
+        args = [self.ttl, self.limit, lease, f"{key} {lease}"]
+        ok = await self._acquire(keys=[self.prefix + key, *self.owned], args=args)
         return lease if ok else None
 
     async def renew(self, key: str, lease: str) -> None:
-        await self._renew(keys=[self.prefix + key], args=[self.ttl, lease])
+        await self._renew(keys=[self.prefix + key, *self.owned], args=[self.ttl, "", lease, f"{key} {lease}"])
 
     async def release(self, key: str, lease: str) -> None:
-        await self.client.zrem(self.prefix + key, lease)
+        await self._release(keys=[self.prefix + key, *self.owned], args=[lease, f"{key} {lease}"])
+
+    async def reclaim(self) -> int:
+        """At start: give back every lease an earlier process under this worker's name still holds
+        (it was killed without releasing them); returns how many."""
+        if not self.owned:
+            return 0
+        pairs = [member.decode().split(" ", 1) for member in await self.client.smembers(self.owned[0])]
+        async with self.client.pipeline(transaction=False) as pipe:
+            for key, lease in pairs:
+                pipe.zrem(self.prefix + key, lease)
+            pipe.delete(self.owned[0])
+            freed = await pipe.execute()
+        return sum(freed[:-1])
+
+
+# --- a worker's stable name ---------------------------------------------------------------------
+
+MAX_WORKERS_PER_HOST = 256
+
+
+@dataclass
+class WorkerName:
+    """`host:port:n`, n the lowest worker number free on this host, held by an exclusive file lock that
+    the kernel drops when the process dies, however it dies: the next worker to start takes the number
+    of one that was killed (a restart by uvicorn's supervisor, systemd or the orchestrator), and with
+    it the leases recorded under that name."""
+
+    name: str
+    lock: IO[str] | None = None
+
+    def close(self) -> None:
+        if self.lock is not None:
+            self.lock.close()
+            self.lock = None
+
+
+def worker_name(port: int, lock_dir: Path | None = None) -> WorkerName:
+    import fcntl
+
+    host = socket.gethostname()
+    base = f"{host}:{port}"
+    folder = lock_dir or Path(tempfile.gettempdir())
+    for number in range(MAX_WORKERS_PER_HOST):
+        try:
+            handle = open(folder / f"suikou-worker-{port}-{number}.lock", "a")  # noqa: SIM115 - held while serving
+        except OSError:  # another user's file, a read-only folder: not ours to take
+            continue
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # held by a live worker
+            handle.close()
+            continue
+        return WorkerName(f"{base}:{number}", handle)
+    return WorkerName(f"{base}:{uuid.uuid4().hex}")  # no number free: a name of its own, nothing to reclaim
 
 
 def _storage_errors() -> tuple[type[BaseException], ...]:
@@ -160,6 +240,7 @@ class RateLimits:
     errors: tuple[type[BaseException], ...] = field(default_factory=_storage_errors)
     paused_until: float = 0.0
     clock: Callable[[], float] = time.monotonic  # renewals and the outage pause (tests pass their own)
+    worker: WorkerName | None = None  # held while the app runs (Redis stream slots only)
 
     async def check(self, kind: str, key: str) -> None:
         """Counts one request of `kind` for `key`; `RateLimited` when over the limit."""
@@ -227,9 +308,23 @@ class RateLimits:
         self.on_refused(kind)
         raise RateLimited(_MESSAGES[kind].format(s=retry_after), retry_after=retry_after)
 
+    async def reclaim(self) -> None:
+        """At start: the leases a killed predecessor under this worker's name left (Redis slots only)."""
+        if not isinstance(self.slots, RedisSlots):
+            return
+        try:
+            freed = await self.slots.reclaim()
+        except self.errors as exc:
+            self._outage(exc)
+            return
+        if freed:
+            log.info("gave back %d stream slots a stopped worker held (%s)", freed, self.worker and self.worker.name)
+
     async def aclose(self) -> None:
         if self.client is not None:
             await self.client.aclose()
+        if self.worker is not None:
+            self.worker.close()
 
 
 # --- configuration --------------------------------------------------------------------------------
@@ -270,7 +365,7 @@ def build(settings: Settings) -> RateLimits:
     from limits.aio.strategies import SlidingWindowCounterRateLimiter
     from limits.storage import storage_from_string
 
-    items, ttl, client = parse_items(settings), settings.stream_lease_seconds, None
+    items, ttl, client, worker = parse_items(settings), settings.stream_lease_seconds, None, None
     slots: Slots | None = None
     if settings.redis_url:
         client = redis_client(settings.redis_url)
@@ -282,12 +377,14 @@ def build(settings: Settings) -> RateLimits:
             wrap_exceptions=True,
         )
         if settings.max_streams_per_key:
-            slots = RedisSlots(client, settings.max_streams_per_key, ttl, settings.redis_prefix + "streams:")
+            worker = worker_name(settings.port)
+            prefix = settings.redis_prefix + "streams:"
+            slots = RedisSlots(client, settings.max_streams_per_key, ttl, prefix, owner=worker.name)
     else:
         storage = storage_from_string("async+memory://")
         if settings.max_streams_per_key:
             slots = MemorySlots(settings.max_streams_per_key, ttl)
-    return RateLimits(SlidingWindowCounterRateLimiter(storage), items, slots, ttl, client)
+    return RateLimits(SlidingWindowCounterRateLimiter(storage), items, slots, ttl, client, worker=worker)
 
 
 @asynccontextmanager
@@ -296,6 +393,7 @@ async def serving(app: FastAPI, settings: Settings) -> AsyncIterator[None]:
     limits = build(settings) if enabled(settings) else None
     if limits is not None:
         limits.on_refused = partial(rate_limited, app)
+        await limits.reclaim()
     app.state.rate_limits = limits
     try:
         yield

@@ -85,5 +85,9 @@ async def readyz(request: Request) -> Any:
     return Ready(status="ready")
 
 
+NOT_READY_RETRY_S = 5  # as a database outage's 503 says (app/errors.py): a probe asks again on its own period
+
+
 def not_ready(message: str) -> JSONResponse:
-    return JSONResponse(error_body(message, "server_error", None, "not_ready"), status_code=503)
+    body = error_body(message, "server_error", None, "not_ready")
+    return JSONResponse(body, status_code=503, headers={"Retry-After": str(NOT_READY_RETRY_S)})

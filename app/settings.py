@@ -29,6 +29,19 @@ class Settings(BaseSettings):
     )
 
     database_url: str = Field(default=f"sqlite:///{DEFAULT_DB_PATH}", description="SQLite file or PostgreSQL URL.")
+    # PostgreSQL only (docs/fdr/0023): a database that is down or hangs costs a request seconds, then a 503.
+    database_connect_timeout_s: int = Field(
+        default=5,
+        ge=2,
+        description="PostgreSQL: how long one connection attempt may take, whole seconds (psycopg's floor is 2); "
+        "once per address the host resolves to.",
+    )
+    database_statement_timeout_s: float = Field(
+        default=10.0,
+        ge=0,
+        description="PostgreSQL: the server cancels a statement running longer (sent as the startup option "
+        "statement_timeout; migrations run without it); 0 = not sent (PgBouncer in transaction mode).",
+    )
     timezone: str = Field(default="Asia/Shanghai", description="Default user timezone.")
 
     model: str = Field(
@@ -135,8 +148,14 @@ class Settings(BaseSettings):
     shutdown_grace_s: float = Field(
         default=20.0,
         ge=0,
-        description="On SIGTERM, how long open streams may take to finish; keep it below the orchestrator's kill "
-        "grace (Kubernetes: 30 s).",
+        description="On SIGTERM, how long the process may take to stop, the delay below included: open requests "
+        "and streams finish within it. Keep it below the orchestrator's kill grace (Kubernetes: 30 s).",
+    )
+    shutdown_delay_s: float = Field(
+        default=5.0,
+        ge=0,
+        description="On SIGTERM, how long to keep serving with /readyz answering 503 before the listener closes, "
+        "so load balancers stop sending first (at most the grace less 1 s; SIGINT does not wait).",
     )
 
     metrics: bool = Field(
@@ -151,6 +170,13 @@ class Settings(BaseSettings):
     trace_content: bool = Field(
         default=False, description="Put message text and task titles (prompts, answers, query values) in spans."
     )
+
+    def engine_options(self) -> dict[str, float]:
+        """`core.db.make_engine`'s timeouts from these settings."""
+        return {
+            "connect_timeout_s": self.database_connect_timeout_s,
+            "statement_timeout_s": self.database_statement_timeout_s,
+        }
 
 
 @lru_cache

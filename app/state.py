@@ -99,7 +99,7 @@ def hub_from_settings(settings: Settings, env: Mapping[str, str] | None = None) 
 
 
 def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock | None = None) -> AppState:
-    engine = make_engine(settings.database_url)
+    engine = make_engine(settings.database_url, **settings.engine_options())
     migrate(engine)
     secret = settings.record_secret.encode() if settings.record_secret else stored_secret(engine)
     return AppState(

@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from app import shutdown
-from app.errors import error_body, mark_logged
+from app.errors import DatabaseUnavailable, ShuttingDown, error_body, mark_logged
 from app.state import AppState
 from app.wire import ChatRequest, ResponseIds, StageDisplay, StageView, chunk, completion_body, sse, usage_chunk
+from core.db import is_outage, outage_summary
 from core.trace import StageEvent
 from core.turn import ChatText, Turn
 from route.pipeline import TurnOutcome
@@ -54,23 +55,31 @@ def make_job(
 
 
 def log_failure(turn: Turn, exc: Exception) -> None:
-    """The request's one log line when it failed: how far it got, why, and the traceback."""
+    """The request's one log line when it failed: how far it got, why, and the traceback. A database
+    outage is a warning without the traceback (it says nothing the driver's message does not)."""
     trace = turn.trace
     mark_logged(exc)
-    log.error(
-        json.dumps(
-            {
-                "event": "chat_failed",
-                "error": type(exc).__name__,
-                "stages": trace.stages(),
-                "nodes_ms": trace.timings_ms,
-                "model_calls": trace.usage.requests,
-                "offline_steps": trace.usage.offline_steps,
-            },
-            ensure_ascii=False,
-        ),
-        exc_info=exc,
-    )
+    outage = is_outage(exc)
+    record: dict[str, Any] = {
+        "event": "chat_failed",
+        "error": DatabaseUnavailable.code if outage else type(exc).__name__,
+        "stages": trace.stages(),
+        "nodes_ms": trace.timings_ms,
+        "model_calls": trace.usage.requests,
+        "offline_steps": trace.usage.offline_steps,
+    }
+    if outage:
+        record["cause"] = outage_summary(exc)
+        log.warning(json.dumps(record, ensure_ascii=False))
+    else:
+        log.error(json.dumps(record, ensure_ascii=False), exc_info=exc)
+
+
+def failure_event(exc: BaseException) -> dict[str, Any]:
+    """The error event a failed stream ends with: the 503's body for an outage, else a generic one."""
+    if is_outage(exc):
+        return DatabaseUnavailable().body()
+    return error_body("The server had an error while answering.", "server_error", None, None)
 
 
 def log_request(turn: Turn, outcome: TurnOutcome) -> None:
@@ -99,10 +108,45 @@ def request_record(turn: Turn, outcome: TurnOutcome) -> dict[str, Any]:
 
 
 async def complete(job: ChatJob, ids: ResponseIds) -> dict[str, Any]:
-    outcome = await job.run()
+    outcome = await _before_the_drain_deadline(job.run(), job.state.settings.shutdown_grace_s)
     events = job.turn.trace.events
     reasoning = "".join(e.as_line() for e in events)
     return completion_body(ids, outcome.content, reasoning, events, job.turn.trace.usage, job.display)
+
+
+async def _before_the_drain_deadline(turn: Awaitable[TurnOutcome], grace_s: float) -> TurnOutcome:
+    """The turn's outcome, or `ShuttingDown` (a 503 to retry) once shutdown's drain deadline passes:
+    uvicorn would cancel the turn at the grace period and close the connection without an answer.
+
+    The timer cancels this task itself (no second task per request); `uncancel` tells its cancel from
+    any other. A note's write runs in a thread in one transaction, and cancelling waits for the
+    thread, so the note is whole or absent (a retry is idempotent)."""
+    task, loop = asyncio.current_task(), asyncio.get_running_loop()
+    assert task is not None
+    timer: asyncio.TimerHandle | None = None
+    cut = False
+
+    def cut_now() -> None:
+        nonlocal cut
+        cut = True
+        task.cancel()
+
+    def on_drain(_item: Any) -> None:
+        nonlocal timer
+        if timer is None:
+            timer = loop.call_later(shutdown.drain_remaining(grace_s), cut_now)
+
+    unwatch = shutdown.watch(on_drain)
+    try:
+        return await turn
+    except asyncio.CancelledError:
+        if cut and task.uncancel() == 0:
+            raise ShuttingDown() from None
+        raise
+    finally:
+        unwatch()
+        if timer is not None:
+            timer.cancel()
 
 
 _DONE = object()
@@ -162,7 +206,7 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
         while (item := await _next(queue, deadline)) is not _DONE:
             if item is shutdown.DRAINING:  # finish the turn if it can, within the grace period
                 if deadline is None:  # a second signal does not extend it
-                    budget = shutdown.drain_budget(job.state.settings.shutdown_grace_s)
+                    budget = shutdown.drain_remaining(job.state.settings.shutdown_grace_s)
                     deadline = asyncio.get_running_loop().time() + budget
             elif item is _CUT:
                 for piece in _cut_chunks(job, ids, view, include_usage):
@@ -179,7 +223,7 @@ async def stream(job: ChatJob, ids: ResponseIds, *, include_usage: bool) -> Asyn
                 # A think block left open would swallow the rest of the message in tag-parsing UIs.
                 for delta in view.close():
                     yield sse(chunk(ids, delta, usage=include_usage))
-                yield sse(error_body("The server had an error while answering.", "server_error", None, None))
+                yield sse(failure_event(item[1]))
                 yield sse("[DONE]")
                 return
         for delta in view.close():  # an answer with no text still closes its think block

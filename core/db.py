@@ -4,8 +4,13 @@
     SQLite: the file's directory is created, and every new connection gets ``journal_mode=WAL``
     (readers never block the writer), ``foreign_keys=ON``, ``busy_timeout`` (a writer waits
     for the lock instead of failing at once), ``synchronous=NORMAL`` and ``mmap_size``; ``check_same_thread=False`` so a pooled
-    connection can serve any thread. PostgreSQL: psycopg 3 with ``pool_pre_ping``. A bare
+    connection can serve any thread. PostgreSQL: psycopg 3 with ``pool_pre_ping``, a connect
+    timeout, a server-side ``statement_timeout`` and TCP keepalives (see :func:`pg_connect_args`),
+    so a database that is gone or hangs fails a request in seconds instead of 130 s. A bare
     ``postgresql://`` URL is given the psycopg driver.
+``is_outage(exc)``
+    The error means the database cannot serve now (refused, lost, timed out, shutting down, locked),
+    not a bug: the web layer answers it with a 503 and one log line (docs/fdr/0023).
 ``migrate(engine)``
     ``alembic upgrade head`` with the migration scripts shipped in :mod:`core.migrations`; no
     ``alembic.ini`` is needed. Idempotent. On PostgreSQL it runs in one transaction holding a
@@ -22,7 +27,9 @@ Nothing happens at import time.
 from __future__ import annotations
 
 import functools
+import math
 import sqlite3
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -38,6 +45,15 @@ MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # reading of the scripts, so a new migration that forgets to move it fails the suite.
 SCHEMA_HEAD = "0005_attempts_secrets_title_key"
 SQLITE_BUSY_TIMEOUT_MS = 5000
+# PostgreSQL defaults (the service passes its settings). Without a connect timeout psycopg waits
+# 130 s for a server that accepts the TCP connection but never answers.
+PG_CONNECT_TIMEOUT_S = 5
+PG_STATEMENT_TIMEOUT_S = 10.0
+# A peer that vanished (host down, network cut) without a reset: found after ~25 s of silence by
+# keepalive probes, and unacknowledged writes give up after 20 s instead of Linux's ~15 min of
+# retransmissions. Neither bounds a server whose kernel still acknowledges: statement_timeout does.
+PG_KEEPALIVES = {"keepalives": 1, "keepalives_idle": 10, "keepalives_interval": 5, "keepalives_count": 3}
+PG_TCP_USER_TIMEOUT_MS = 20_000
 SQLITE_MMAP_BYTES = 256 * 1024 * 1024
 # pg_advisory_xact_lock key: a fixed 63-bit number derived from "suikou:migrate".
 MIGRATION_LOCK_KEY = 0x5375_696B_6F75_4D31 & 0x7FFF_FFFF_FFFF_FFFF
@@ -87,8 +103,17 @@ def _ensure_wal(cursor: Any) -> None:
             time.sleep(0.02)
 
 
-def make_engine(url: str | URL, **kwargs: Any) -> Engine:
-    """An engine for a SQLite file or a PostgreSQL server (extra kwargs go to create_engine)."""
+def make_engine(
+    url: str | URL,
+    *,
+    connect_timeout_s: float = PG_CONNECT_TIMEOUT_S,
+    statement_timeout_s: float = PG_STATEMENT_TIMEOUT_S,
+    **kwargs: Any,
+) -> Engine:
+    """An engine for a SQLite file or a PostgreSQL server (extra kwargs go to create_engine).
+
+    The timeouts apply to PostgreSQL only (SQLite has ``busy_timeout``); a value the URL or
+    ``connect_args`` gives wins over them."""
     u = normalize_url(url)
     backend = u.get_backend_name()
     if backend == "sqlite":
@@ -101,8 +126,85 @@ def make_engine(url: str | URL, **kwargs: Any) -> Engine:
         return engine
     if backend == "postgresql":
         kwargs.setdefault("pool_pre_ping", True)
-        return sa.create_engine(u, **kwargs)
+        given = kwargs.pop("connect_args", {})
+        connect_args = pg_connect_args(u, connect_timeout_s, statement_timeout_s, given)
+        return sa.create_engine(u, connect_args=connect_args, **kwargs)
     raise ValueError(f"unsupported database backend {backend!r} (use sqlite or postgresql)")
+
+
+def pg_connect_args(
+    u: URL, connect_timeout_s: float, statement_timeout_s: float, given: dict[str, Any]
+) -> dict[str, Any]:
+    """libpq parameters for a PostgreSQL engine; what the URL's query or ``given`` sets wins.
+
+    ``connect_timeout`` bounds each connection attempt as a whole (TCP, TLS, startup, auth): psycopg
+    enforces it itself, in whole seconds, at least 2, and once per address the host resolves to
+    (``localhost`` is two: ::1 and 127.0.0.1). ``statement_timeout`` travels in the startup packet's
+    ``options`` (no extra round trip), before the URL's own options so that those win; 0 leaves it
+    out (PgBouncer in transaction mode refuses startup options: set it on the role there)."""
+    defaults: dict[str, Any] = {
+        "connect_timeout": max(2, math.ceil(connect_timeout_s)),
+        "tcp_user_timeout": PG_TCP_USER_TIMEOUT_MS,
+        **PG_KEEPALIVES,
+    }
+    args = {name: value for name, value in defaults.items() if name not in u.query}
+    args.update(given)
+    if statement_timeout_s > 0:
+        ours = f"-c statement_timeout={math.ceil(statement_timeout_s * 1000)}"
+        theirs = args.get("options", u.query.get("options", ""))
+        args["options"] = f"{ours} {theirs}".strip() if isinstance(theirs, str) else ours
+    return args
+
+
+# sqlite3 raises OperationalError for bugs too ("no such table", syntax errors): only these are the
+# database being unable to serve now.
+_SQLITE_OUTAGES = ("database is locked", "database table is locked", "unable to open", "disk i/o error", "disk is full")
+
+
+def is_outage(exc: BaseException) -> bool:
+    """The database cannot serve now: refused, lost or timed-out connections, a statement timeout, a
+    server shutting down, an exhausted pool, SQLite locked or its file unopenable. Looks through
+    ``__cause__``, ``__context__`` and exception groups (a wrapped outage is still one)."""
+    return find_outage(exc) is not None
+
+
+def find_outage(exc: BaseException) -> BaseException | None:
+    """The first error in ``exc``'s chain that is an outage by itself, or None."""
+    seen: set[int] = set()
+    pending: list[BaseException] = [exc]
+    while pending and len(seen) < 50:  # chains are short; a cycle or a huge group stops here
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if _is_outage_itself(current):
+            return current
+        if isinstance(current, BaseExceptionGroup):
+            pending += list(current.exceptions)
+        pending += [e for e in (getattr(current, "orig", None), current.__cause__, current.__context__) if e]
+    return None
+
+
+def _is_outage_itself(exc: BaseException) -> bool:
+    if isinstance(exc, sa.exc.DBAPIError) and exc.connection_invalidated:
+        return True  # SQLAlchemy's dialect saw a disconnect
+    if isinstance(exc, sa.exc.TimeoutError):
+        return True  # no pooled connection came free in time
+    if isinstance(exc, sqlite3.OperationalError):
+        return any(text in str(exc).lower() for text in _SQLITE_OUTAGES)
+    psycopg = sys.modules.get("psycopg")  # imported only when a PostgreSQL engine was made
+    # psycopg's OperationalError is what it says: connection failures, ConnectionTimeout, QueryCanceled
+    # (statement_timeout), AdminShutdown, CannotConnectNow, lock and serialisation failures. Its
+    # InterfaceError is mostly "the connection is closed", after a lost one.
+    return psycopg is not None and isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError)
+
+
+def outage_summary(exc: BaseException) -> str:
+    """One short line for the log: the outage's class and the first line of its message (libpq's
+    name host and port, never a password)."""
+    found = find_outage(exc) or exc
+    lines = str(found).strip().splitlines()
+    return f"{type(found).__name__}: {lines[0][:200]}" if lines else type(found).__name__
 
 
 def alembic_config(connection: sa.Connection | None = None, url: str | None = None) -> Any:
@@ -135,8 +237,12 @@ def lock_for_migration(conn: sa.Connection) -> None:
     PostgreSQL: a transaction-level advisory lock (DDL is transactional there). SQLite: ``BEGIN
     IMMEDIATE`` takes the write lock up front (others wait up to ``busy_timeout``), which also
     makes the migration one transaction instead of pysqlite's autocommitted DDL.
+
+    The statement timeout is off for the transaction on PostgreSQL: a migration may rewrite a large
+    table, and a second process waits on the lock while the first migrates; neither is a hung request.
     """
     if conn.dialect.name == "postgresql":
+        conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
         conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
     elif conn.dialect.name == "sqlite":
         conn.exec_driver_sql("BEGIN IMMEDIATE")
@@ -191,10 +297,14 @@ __all__ = [
     "SCHEMA_HEAD",
     "alembic_config",
     "current_revision",
+    "find_outage",
+    "is_outage",
     "lock_for_migration",
     "make_engine",
     "migrate",
     "normalize_url",
+    "outage_summary",
+    "pg_connect_args",
     "schema_status",
     "session_factory",
 ]

@@ -27,6 +27,7 @@ import pytest  # noqa: E402
 
 from support.fake_openai import FakeOpenAI  # noqa: E402
 from support.harness import Harness, make_harness, pg_schema, test_backend  # noqa: E402
+from support.redis_keys import redis_prefix  # noqa: E402, F401 - a fixture: a key prefix on the test Redis
 
 
 @pytest.fixture

@@ -114,7 +114,8 @@ def test_serve_creates_a_fresh_embedded_sqlite(sqlite_url: str, uvicorn_runs: li
     assert call["app"] == "app.main:serve_app"
     assert call["factory"] is True
     assert call["workers"] == 2
-    assert call["timeout_graceful_shutdown"] == 20  # SUIKOU_SHUTDOWN_GRACE_S default
+    # SUIKOU_SHUTDOWN_GRACE_S (20) less SUIKOU_SHUTDOWN_DELAY_S (5): the listener stays open that long first.
+    assert call["timeout_graceful_shutdown"] == 15
 
 
 def test_serve_with_workers_shares_metrics_through_an_emptied_directory(

@@ -141,15 +141,16 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     declared = {(method, path): set(op["responses"]) for method, path, op in operations(doc)}
     # app/guard.py answers before routing: 421 for a Host not served, 403 for a write from another origin.
     read, write = {"421"}, {"403", "421"}
-    with_body = {"400", "401", "413", "415", "500"} | write
+    with_body = {"400", "401", "413", "415", "500", "503"} | write
     assert declared[("POST", "/v1/chat/completions")] == {"200", "404"} | with_body
     assert declared[("POST", "/agent/chat")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks")] == {"201"} | with_body
     assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body
     assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body
-    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500"} | read
-    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500"} | read
-    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500"} | write
+    assert declared[("GET", "/tasks")] == {"200", "400", "401", "500", "503"} | read
+    assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500", "503"} | read
+    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"} | write
+    assert declared[("GET", "/v1/models")] == {"200", "401", "500", "503"} | read
     assert declared[("GET", "/healthz")] == {"200", "500"} | read
     assert declared[("GET", "/readyz")] == {"200", "500", "503"} | read
     # Every operation but the health and readiness checks needs the key once keys exist, and says so.
@@ -158,6 +159,8 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
         assert (op.get("security") == [{"HTTPBearer": []}]) == (path not in open_paths), (method, path)
         if path not in open_paths:
             assert "WWW-Authenticate" in op["responses"]["401"]["headers"]
+            # Every key lookup can meet a database outage (docs/fdr/0023): a 503 saying when to retry.
+            assert "Retry-After" in op["responses"]["503"]["headers"], (method, path)
 
 
 def test_chat_declares_its_body_and_both_answers(doc: dict[str, Any], harness: Any) -> None:

@@ -10,7 +10,6 @@ import subprocess
 import sys
 import threading
 import time
-import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,9 @@ from app import api_chat, ratelimit
 from app.errors import RateLimited
 from app.main import create_app
 from core.llm import ModelHub
-from support.harness import Harness, in_ci, make_harness
+from support.harness import Harness, make_harness
 from support.live import free_port, serve
+from support.redis_keys import REDIS_URL
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAT = "/v1/chat/completions"
@@ -259,30 +259,6 @@ def test_open_streams_per_key(database_url: str, monkeypatch: pytest.MonkeyPatch
 
 
 # --- Redis ------------------------------------------------------------------------------------------
-
-REDIS_URL = os.environ.get("SUIKOU_TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
-
-
-@pytest.fixture
-def redis_prefix() -> Iterator[str]:
-    """A unique key prefix on the test Redis, deleted afterwards; skips without Redis (fails under CI)."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1)
-    try:
-        client.ping()
-    except redis.RedisError as exc:  # pragma: no cover - environment dependent
-        if in_ci():
-            pytest.fail(f"Redis unreachable under CI=true: {exc}")
-        pytest.skip(f"Redis unreachable: {exc}")
-    prefix = f"suikou-test-{uuid.uuid4().hex[:10]}:"
-    try:
-        yield prefix
-    finally:
-        keys = list(client.scan_iter(match=prefix + "*"))
-        if keys:
-            client.delete(*keys)
-        client.close()
 
 
 def test_redis_limits_429_per_key(database_url: str, redis_prefix: str) -> None:

@@ -28,6 +28,7 @@ def assert_not_ready(client: TestClient, reason: str) -> dict[str, Any]:
     assert r.status_code == 503, r.text
     error = r.json()["error"]
     assert error["code"] == "not_ready" and error["type"] == "server_error"
+    assert r.headers["Retry-After"] == "5"  # what the document declares for a 503
     assert reason in error["message"]
     return dict(error)
 

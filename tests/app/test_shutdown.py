@@ -30,7 +30,8 @@ from support.fake_openai import FakeOpenAI, Sleep
 from support.live import free_port
 
 STREAMS = 20
-SUIKOU = str(Path(sys.executable).with_name("suikou"))
+ROOT = Path(__file__).resolve().parents[2]
+SUIKOU = [sys.executable, "-c", "from app.cli import main; main()"]  # the `suikou` script, this tree's code
 
 
 @dataclass
@@ -65,12 +66,34 @@ def serve_log(tmp_path: Path) -> Iterator[BinaryIO]:
         yield log
 
 
+_STARTED: list[subprocess.Popen[bytes]] = []
+
+
+@pytest.fixture(autouse=True)
+def _reaped() -> Iterator[None]:
+    """A test that fails before its SIGTERM leaves no server running."""
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(timeout=10)
+
+
 def start_server(
-    tmp_path: Path, log: BinaryIO, provider: FakeOpenAI, model: str, grace_s: int, workers: int = 1
+    tmp_path: Path,
+    log: BinaryIO,
+    provider: FakeOpenAI,
+    model: str,
+    grace_s: int,
+    workers: int = 1,
+    **settings: str,
 ) -> tuple[subprocess.Popen[bytes], str]:
+    """`suikou serve` on a free port; `settings` are more SUIKOU_* variables (`shutdown_delay_s="2"`)."""
     port = free_port()
     env = {
         **os.environ,
+        "PYTHONPATH": str(ROOT),
         "SUIKOU_DATABASE_URL": f"sqlite:///{tmp_path / 'suikou.db'}",
         "SUIKOU_MODEL": model,
         "SUIKOU_MODEL_BASE_URL": provider.base_url,
@@ -79,14 +102,16 @@ def start_server(
         "SUIKOU_MODEL_REQUEST_BUDGET": "1",  # one slow provider call per turn, then the offline rules
         "SUIKOU_SHUTDOWN_GRACE_S": str(grace_s),
         "SUIKOU_LOG_REQUESTS": "false",
+        **{f"SUIKOU_{name.upper()}": value for name, value in settings.items()},
     }
     proc = subprocess.Popen(
-        [SUIKOU, "serve", "--port", str(port), "--workers", str(workers)],
+        [*SUIKOU, "serve", "--port", str(port), "--workers", str(workers)],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=log,
     )
+    _STARTED.append(proc)
     base = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -195,3 +220,103 @@ def test_drain_reaches_open_streams_and_streams_opened_later() -> None:
     assert not shutdown.draining()
     assert shutdown.drain_budget(20) == 19
     assert shutdown.drain_budget(0.5) == 0
+
+
+# --- non-streaming requests and readiness (docs/fdr/0023) --------------------------------------------
+
+ASKED = 12
+LATE = 5
+
+
+async def one_answer(client: httpx.AsyncClient, base: str, i: int) -> httpx.Response | str:
+    body = {"model": "suikou", "messages": [{"role": "user", "content": message(i)}]}
+    try:
+        return await client.post(f"{base}/v1/chat/completions", json=body)
+    except httpx.HTTPError as exc:
+        return type(exc).__name__
+
+
+async def readiness_after_the_signal(base: str, limit_s: float) -> list[int | str]:
+    """What /readyz answers, polled on fresh connections, until the listener closes (bounded)."""
+    seen: list[int | str] = []
+    deadline = time.monotonic() + limit_s
+    async with httpx.AsyncClient(timeout=2, limits=httpx.Limits(max_keepalive_connections=0)) as client:
+        while time.monotonic() < deadline:
+            try:
+                r = await client.get(f"{base}/readyz")
+            except httpx.ConnectError:
+                seen.append("closed")
+                break
+            except httpx.HTTPError as exc:
+                seen.append(type(exc).__name__)
+                continue
+            seen.append(r.status_code)
+            if r.status_code == 503:
+                assert r.json()["error"] == {
+                    "message": "Not ready: shutting down",
+                    "type": "server_error",
+                    "param": None,
+                    "code": "not_ready",
+                }
+            await asyncio.sleep(0.05)
+    return seen
+
+
+async def answers_through_sigterm(
+    proc: subprocess.Popen[bytes], base: str, *, settle_s: float, late: int = 0
+) -> tuple[list[httpx.Response | str], list[int | str], float]:
+    """Sends the questions, SIGTERM `settle_s` later, `late` more questions 0.2 s after it; returns the
+    answers, what /readyz said meanwhile, and the time from the signal to the exit."""
+    limits = httpx.Limits(max_connections=ASKED + 5)
+    async with httpx.AsyncClient(timeout=60, limits=limits) as client:
+        if late:  # a server that has served before: the first turns' imports block its loop a second or two
+            for i in range(2):
+                assert not isinstance(await one_answer(client, base, i), str)
+        tasks = [asyncio.create_task(one_answer(client, base, i)) for i in range(ASKED)]
+        await asyncio.sleep(settle_s)
+        proc.send_signal(signal.SIGTERM)
+        signalled = time.monotonic()
+        polled = asyncio.create_task(readiness_after_the_signal(base, limit_s=10))
+        await asyncio.sleep(0.2)
+        # What a balancer still sends before it has noticed: new connections, after the signal.
+        async with httpx.AsyncClient(timeout=60, limits=httpx.Limits(max_keepalive_connections=0)) as late_client:
+            tasks += [asyncio.create_task(one_answer(late_client, base, i)) for i in range(late)]
+            answers = await asyncio.gather(*tasks)
+        readiness = await polled
+    exited = await asyncio.to_thread(proc.wait, 30)
+    assert exited is not None
+    return answers, readiness, time.monotonic() - signalled
+
+
+def test_requests_sent_as_sigterm_arrives_are_answered_while_readyz_says_shutting_down(
+    tmp_path: Path, serve_log: BinaryIO, provider: FakeOpenAI
+) -> None:
+    """Requests still on their way when SIGTERM comes (sent, not yet read) and those a balancer sends in
+    the next moments are answered, and the balancer can see the instance leave: /readyz answers 503
+    before the listener closes."""
+    provider.on_model("unhurried", Sleep(1.5))
+    proc, base = start_server(tmp_path, serve_log, provider, "unhurried", grace_s=10, shutdown_delay_s="4")
+    answers, readiness, took = asyncio.run(answers_through_sigterm(proc, base, settle_s=0.02, late=LATE))
+    log = (tmp_path / "serve.log").read_text()
+    statuses = [a if isinstance(a, str) else a.status_code for a in answers]
+    assert statuses == [200] * (ASKED + LATE), f"{statuses} {readiness} {log[-3000:]}"
+    assert 503 in readiness, readiness
+    assert readiness[-1] == "closed"  # then the listener closed, within the grace period
+    assert took < 10 + 1
+
+
+def test_a_turn_still_running_at_the_drain_deadline_answers_503_to_retry(
+    tmp_path: Path, serve_log: BinaryIO, provider: FakeOpenAI
+) -> None:
+    """A non-streaming turn the grace period cannot wait for gets a 503 with Retry-After (OpenAI's SDKs
+    retry it, through the balancer, at another instance), not a connection closed without an answer."""
+    provider.on_model("stuck", Sleep(120))
+    proc, base = start_server(tmp_path, serve_log, provider, "stuck", grace_s=3)
+    answers, _, took = asyncio.run(answers_through_sigterm(proc, base, settle_s=0.5))
+    for answer in answers:
+        assert not isinstance(answer, str), answer
+        assert answer.status_code == 503, answer.text
+        assert answer.json()["error"]["code"] == "shutting_down"
+        assert answer.json()["error"]["type"] == "server_error"
+        assert int(answer.headers["Retry-After"]) >= 1
+    assert took < 3 + 1  # the grace period, plus the interpreter's exit
