@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
 import typing
 import uuid
 from collections.abc import Awaitable, Callable, Iterator
@@ -42,6 +43,7 @@ from app.ratelimit import MODEL, REQUESTS, RateLimits, model_backed
 from app.state import AppState
 from app.wire import ChatRequest, MessageIn, message_texts
 from core import carry, changes
+from core.db import find_outage, is_outage
 from core.models import Task, TaskPublic, TaskUpdate, User
 from core.store import complete_task, get_task, update_task
 from core.turn import Answer, Turn
@@ -58,6 +60,8 @@ INSTRUCTIONS = (
     "complete_task and update_task change one task by id; every write returns change ids that undo "
     "reverts. Ids come from the results of the other tools; a task that is not the user's reads as not found."
 )
+
+log = logging.getLogger("suikou.mcp")
 
 CALLER: ContextVar[int | None] = ContextVar("suikou_mcp_caller", default=None)
 StateGetter = Callable[[], AppState]
@@ -177,6 +181,11 @@ def _as_tool_error() -> Iterator[None]:
         raise ToolError(exc.message) from exc
     except ValidationError as exc:
         raise ToolError(validation_message(RequestValidationError(exc.errors()))[0]) from exc
+    except Exception as exc:
+        if not is_outage(exc):
+            raise
+        log.warning("mcp tool: database unavailable (%s)", type(find_outage(exc) or exc).__name__)
+        raise ToolError("The task database is unavailable right now; try again in a few seconds.") from exc
 
 
 def _not_found(task_id: int) -> ToolError:
@@ -288,7 +297,8 @@ class _Tools:
             tz=_zone(state, tz, self.default_tz),
             client_message_id=message_id,
         )
-        return await handler(turn), turn
+        with _as_tool_error():  # a database outage: a message for the model, not a traceback
+            return await handler(turn), turn
 
     async def ask_tasks(
         self,
@@ -512,7 +522,8 @@ class McpEndpoint:
     async def _within_limits(self, scope: Scope, receive: Receive, key: str) -> Receive:
         """Counts the request (and its model tool calls); `RateLimited` when over. Returns the channel to
         read the body from (it was read here when the model budget needed to see the calls)."""
-        limits: RateLimits | None = getattr(scope["app"].state, "rate_limits", None)
+        app = scope.get("app")  # absent when the router is called alone (tests of the SDK's own checks)
+        limits: RateLimits | None = getattr(app.state, "rate_limits", None) if app is not None else None
         if limits is None:
             return receive
         await limits.check(REQUESTS, key)

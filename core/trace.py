@@ -174,7 +174,9 @@ class Trace:
         except BaseException as exc:
             elapsed = (time.perf_counter() - began) * 1000
             self._record_time(stage, elapsed)
-            self.emit(stage, "error", f"失败：{type(exc).__name__}", {"error": str(exc)[:300]}, elapsed)
+            # The class only: the stream reaches the client, and an exception's text can name hosts,
+            # ports or SQL. The server log has the whole error (app.turns.log_failure).
+            self.emit(stage, "error", f"失败：{type(exc).__name__}", {"error": type(exc).__name__}, elapsed)
             raise
         elapsed = (time.perf_counter() - began) * 1000
         self._record_time(stage, elapsed)

@@ -45,6 +45,7 @@ HANG_BOUND_S = 15
 def gone(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Engine]:
     """An engine as the service builds it, on a database that is gone (nothing to migrate there)."""
     monkeypatch.setattr("app.state.migrate", lambda _engine: None)
+    monkeypatch.setattr("app.state.stored_secret", lambda _engine: b"a secret made before the outage")
     with gone_database(request.param) as url:
         engine = build_state(Settings(_env_file=None, database_url=url, database_connect_timeout_s=2)).engine
         yield engine
@@ -136,6 +137,29 @@ def test_rest_and_chat_answer_503_after_the_key_was_known(
                 assert_one_line(caplog)
 
 
+def test_an_mcp_tool_call_says_the_database_is_unavailable(
+    service: Harness, gone: Engine, caplog: pytest.LogCaptureFixture
+) -> None:
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "ask_tasks", "arguments": {"question": "今天有什么任务"}},
+    }
+    with TestClient(create_app(service.state.settings, state=service.state)) as client:
+        assert client.get("/tasks").status_code == 200
+        service.state.engine = gone
+        with caplog.at_level(logging.INFO):
+            r, took = timed(lambda: client.post("/mcp", json=call, headers=MCP_HEADERS))
+    assert r.status_code == 200 and took < HANG_BOUND_S
+    result = r.json()["result"]
+    assert result["isError"] is True
+    assert result["content"][0]["text"].endswith(
+        "The task database is unavailable right now; try again in a few seconds."
+    )
+    assert "Traceback" not in caplog.text
+
+
 def test_a_stream_ends_with_the_error_event_then_done(
     service: Harness, gone: Engine, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -157,6 +181,8 @@ def test_a_stream_ends_with_the_error_event_then_done(
     }
     (line,) = suikou_records(caplog)
     assert line.exc_info is None and json.loads(line.getMessage())["error"] == "database_unavailable"
+    # What the stream tells the client names no host, port or driver message.
+    assert "127.0.0.1" not in r.text and "connection" not in r.text.lower()
 
 
 @pytest.mark.postgres
