@@ -6,8 +6,9 @@
 Two `suikou serve` processes share one database (keyless local mode). For each write — a note, a
 completion, a correction ("优先级调低"), an undo — the same conversation is sent ``--copies`` times at
 once, alternating between the processes, over ``--trials`` fresh attempts. Printed per write: the
-copies sent, the 5xx answers, the change rows the attempt wrote (the log's own count), how many
-distinct answers the copies got, and whether every answer carried a write record. Numbers only;
+copies sent, the 5xx answers, the change rows the attempt wrote or undid (the log's own count), how
+many distinct answers the copies got (a note's first copy says "已记下", the others "刚才已经记下了"),
+and how many distinct write records they carried (an undo carries none). Numbers only;
 nothing is asserted (tests/route/test_exactly_once.py holds the assertions).
 """
 
@@ -39,6 +40,11 @@ def chat(port: int, messages: list[tuple[str, str]]) -> tuple[int, str]:
     return status, json.loads(raw)["choices"][0]["message"]["content"]
 
 
+def _record(text: str) -> str:
+    """The write record an answer carries ("" for none): every copy should carry the same."""
+    return next((line for line in text.splitlines() if line.startswith('[suikou]: # "w1.')), "")
+
+
 def copies_at_once(ports: list[int], messages: list[tuple[str, str]], n: int) -> list[tuple[int, str]]:
     with ThreadPoolExecutor(max_workers=n) as pool:
         return list(pool.map(lambda i: chat(ports[i % len(ports)], messages), range(n)))
@@ -57,7 +63,7 @@ def trial(ports: list[int], copies: int, count_rows: Any) -> dict[str, dict[str,
             "5xx": sum(status >= 500 for status, _ in answers),
             "rows": count_rows() - before,
             "answers": len({text for _, text in answers}),
-            "records": sum('[suikou]: # "w1.' in text for _, text in answers),
+            "records": len({_record(text) for _, text in answers}),
         }
         return next(text for status, text in answers if status == 200)
 
@@ -87,7 +93,9 @@ def main() -> None:
 
         def count_rows() -> int:
             with engine.connect() as conn:
-                return int(conn.execute(sa.text("SELECT count(*) FROM task_changes")).scalar_one())
+                # Rows written, and rows undone: an undo marks the changes it reverts.
+                query = "SELECT count(*) + count(undone_at) FROM task_changes"
+                return int(conn.execute(sa.text(query)).scalar_one())
 
         ports = []
         for i in range(2):
@@ -100,11 +108,11 @@ def main() -> None:
                 for key, value in row.items():
                     totals.setdefault(name, {}).setdefault(key, []).append(value)
         print(f"{engine.dialect.name}, 2 processes, {args.copies} copies at once, {args.trials} trials")
-        print(f"{'write':<12} {'copies':>7} {'5xx':>5} {'rows/attempt':>13} {'answers':>8} {'with record':>12}")
+        print(f"{'write':<12} {'copies':>7} {'5xx':>5} {'rows/attempt':>13} {'answers':>8} {'records':>8}")
         for name, cols in totals.items():
             print(
                 f"{name:<12} {sum(cols['copies']):>7} {sum(cols['5xx']):>5} {','.join(map(str, cols['rows'])):>13} "
-                f"{','.join(map(str, cols['answers'])):>8} {','.join(map(str, cols['records'])):>12}"
+                f"{','.join(map(str, cols['answers'])):>8} {','.join(map(str, cols['records'])):>8}"
             )
         engine.dispose()
 
