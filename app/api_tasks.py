@@ -1,16 +1,25 @@
-"""REST `/tasks`: list, create, read, update, complete, delete — always scoped to the caller."""
+"""REST `/tasks`: list, create, read, update, complete, delete — always scoped to the caller.
+
+Writes go through the one write path (:mod:`core.writes`): each is logged like a chat write, answers
+with its change id (the `X-Suikou-Change` header, and `change_id` in a task body) and can be taken
+back with `POST /changes/{id}/revert`; an `Idempotency-Key` makes a retry change nothing more.
+"""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Callable
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Query, status
+from fastapi import APIRouter, Header, Path, Query, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, WithJsonSchema
 from sqlmodel import col, select
 
 from app.deps import CurrentUser, SessionDep, StateDep
 from app.errors import BadRequest, NotFound, error_responses
+from app.state import AppState
+from core import writes
 from core.models import (
     PLAIN_TEXT,
     TEXT_RULES,
@@ -21,18 +30,10 @@ from core.models import (
     TaskCreate,
     TaskPublic,
     TaskUpdate,
+    User,
     text_rules,
 )
-from core.store import (
-    TOTAL_CAP,
-    TaskFilter,
-    complete_task,
-    create_task,
-    delete_task,
-    get_task,
-    query_tasks,
-    update_task,
-)
+from core.store import TOTAL_CAP, TaskFilter, get_task, query_tasks
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 
@@ -117,13 +118,74 @@ def list_tasks(
     return TaskList(total=page.total, total_exact=page.total_exact, items=items)
 
 
-@router.post("", response_model=TaskPublic, status_code=status.HTTP_201_CREATED, responses=BODY_ERRORS)
-def create(body: TaskCreate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
+# --- writes: all through core.writes, each logged (and revertible: POST /changes/{id}/revert) --------
+
+CHANGE_HEADER = "X-Suikou-Change"
+_CHANGE_DOC = {
+    CHANGE_HEADER: {
+        "description": "The id of the change this request made (absent when it changed nothing); "
+        "POST /changes/{id}/revert takes it back.",
+        "schema": {"type": "integer"},
+    }
+}
+IdempotencyKey = Annotated[
+    str | None,
+    Header(
+        description="Names one attempt of this write: a retry with the same key changes nothing more and "
+        "answers as the first did.",
+        min_length=1,
+        max_length=200,
+        pattern=r"^[\x21-\x7e]+$",
+    ),
+]
+
+
+class TaskWritten(TaskPublic):
+    """A task as a write left it, with the change that write made."""
+
+    change_id: int | None = Field(description="The change this request made; null when it changed nothing.")
+
+
+def _created(status_code: int) -> dict[int | str, dict[str, Any]]:
+    return {status_code: {"headers": _CHANGE_DOC}}
+
+
+def _answer(task: Task, change_id: int | None, now: datetime, response: Response) -> TaskWritten:
+    if change_id is not None:
+        response.headers[CHANGE_HEADER] = str(change_id)
+    public = TaskPublic.from_task(task, now=now).model_dump()
+    return TaskWritten(**public, change_id=change_id)
+
+
+def _prior(w: writes.Writer, user_id: int) -> tuple[Task, int | None]:
+    """What the first copy of this attempt wrote: its task as it is now, and its change."""
+    prior = w.prior
+    change_id = next(iter(prior.get("changes", [])), None)
+    ids = prior.get("tasks") or writes.task_ids_of(w.session, user_id, [change_id] if change_id else [])
+    task = get_task(w.session, user_id, ids[0]) if ids else None
+    if task is None:
+        raise NotFound("The task this request wrote no longer exists.", param="Idempotency-Key")
+    return task, change_id
+
+
+@router.post(
+    "",
+    response_model=TaskWritten,
+    status_code=status.HTTP_201_CREATED,
+    responses={**BODY_ERRORS, **_created(201)},
+)
+def create(
+    body: TaskCreate, user: CurrentUser, state: StateDep, response: Response, idempotency_key: IdempotencyKey = None
+) -> TaskWritten:
     assert user.id is not None
     now = state.clock()
-    task, _ = create_task(session, user.id, body, now=now)
-    session.commit()
-    return TaskPublic.from_task(task, now=now)
+    with writes.writing(state.session, writes.author(user.id, now, "rest", attempt=idempotency_key)) as w:
+        if w.copy:
+            task, change_id = _prior(w, user.id)
+        else:
+            task = w.create(body)
+            change_id = w.change_ids[0]
+    return _answer(task, change_id, now, response)
 
 
 @router.get("/{task_id}", response_model=TaskPublic, responses=ONE_TASK_ERRORS)
@@ -135,38 +197,56 @@ def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDe
     return TaskPublic.from_task(task, now=state.clock())
 
 
-@router.patch("/{task_id}", response_model=TaskPublic, responses=ONE_TASK_BODY_ERRORS)
-def update(task_id: TaskId, body: TaskUpdate, session: SessionDep, user: CurrentUser, state: StateDep) -> TaskPublic:
+def _write_one(
+    task_id: int, user: User, state: AppState, key: str | None, write: Callable[[writes.Writer, Task], int | None]
+) -> tuple[Task, int | None, datetime]:
+    """One task's write, through the write path: its task (404 when not the caller's) and change."""
     assert user.id is not None
     now = state.clock()
-    task = update_task(session, user.id, task_id, body, now=now)
-    if task is None:
-        raise _not_found(task_id)
-    session.commit()
-    return TaskPublic.from_task(task, now=now)
+    with writes.writing(state.session, writes.author(user.id, now, "rest", attempt=key)) as w:
+        if w.copy:
+            task, change_id = _prior(w, user.id)
+            return task, change_id, now
+        found = w.lock(task_id)
+        if found is None:
+            raise _not_found(task_id)
+        change_id = write(w, found)
+    return found, change_id, now
 
 
-@router.post("/{task_id}/complete", response_model=TaskPublic, responses=ONE_TASK_BODY_ERRORS)
-def complete(
+@router.patch("/{task_id}", response_model=TaskWritten, responses={**ONE_TASK_BODY_ERRORS, **_created(200)})
+def update(
     task_id: TaskId,
-    session: SessionDep,
+    body: TaskUpdate,
     user: CurrentUser,
     state: StateDep,
+    response: Response,
+    idempotency_key: IdempotencyKey = None,
+) -> TaskWritten:
+    task, change_id, now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.update(t, body))
+    return _answer(task, change_id, now, response)
+
+
+@router.post("/{task_id}/complete", response_model=TaskWritten, responses={**ONE_TASK_BODY_ERRORS, **_created(200)})
+def complete(
+    task_id: TaskId,
+    user: CurrentUser,
+    state: StateDep,
+    response: Response,
     body: CompleteBody | None = None,
-) -> TaskPublic:
-    assert user.id is not None
-    now = state.clock()
-    task = complete_task(session, user.id, task_id, now=now, completed=(body or CompleteBody()).completed)
-    if task is None:
-        raise _not_found(task_id)
-    session.commit()
-    return TaskPublic.from_task(task, now=now)
+    idempotency_key: IdempotencyKey = None,
+) -> TaskWritten:
+    done = (body or CompleteBody()).completed
+    task, change_id, now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.complete(t, done))
+    return _answer(task, change_id, now, response)
 
 
-@router.delete("/{task_id}", status_code=status.HTTP_204_NO_CONTENT, responses=ONE_TASK_ERRORS)
-def delete(task_id: TaskId, session: SessionDep, user: CurrentUser) -> Response:
-    assert user.id is not None
-    if not delete_task(session, user.id, task_id):
-        raise _not_found(task_id)
-    session.commit()
-    return Response(status_code=status.HTTP_204_NO_CONTENT)
+@router.delete(
+    "/{task_id}",
+    status_code=status.HTTP_204_NO_CONTENT,
+    responses={**ONE_TASK_ERRORS, status.HTTP_204_NO_CONTENT: {"description": "Deleted.", "headers": _CHANGE_DOC}},
+)
+def delete(task_id: TaskId, user: CurrentUser, state: StateDep, idempotency_key: IdempotencyKey = None) -> Response:
+    _task, change_id, _now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.delete([t])[0])
+    headers = {CHANGE_HEADER: str(change_id)} if change_id is not None else {}
+    return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)

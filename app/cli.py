@@ -374,10 +374,12 @@ def demo(
 
     settings = get_settings()
     zone = tz or settings.timezone
-    with _database(settings) as sessions, sessions() as session:
-        user_id = ensure_user(session, user).id
+    with _database(settings) as sessions:
+        with sessions() as session:
+            user_id = ensure_user(session, user).id
+            session.commit()
         assert user_id is not None
-        added = seed_demo(session, user_id, now=datetime.now(ZoneInfo(zone)), tz=zone)
+        added = seed_demo(sessions, user_id, now=datetime.now(ZoneInfo(zone)), tz=zone)
     if added:
         typer.echo(f"Added {added} demo tasks for user {user!r} in {settings.database_url}")
     else:

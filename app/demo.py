@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sqlmodel import Session, col, func, select
 
+from core import writes
 from core.models import Task, TaskCreate
-from core.store import complete_task, create_task
 
 # (title, group, deadline offset in days or None, hour, urgency lead in hours or None, completed)
 DEMO_TASKS: list[tuple[str, int, int | None, int, int | None, bool]] = [
@@ -45,9 +46,11 @@ DEMO_TASKS: list[tuple[str, int, int | None, int, int | None, bool]] = [
 ]
 
 
-def seed_demo(session: Session, user_id: int, *, now: datetime, tz: str) -> int:
-    """Adds the demo tasks unless the user already has tasks; returns how many were added."""
-    existing = session.exec(select(func.count()).select_from(Task).where(col(Task.user_id) == user_id)).one()
+def seed_demo(sessions: Callable[[], Session], user_id: int, *, now: datetime, tz: str) -> int:
+    """Adds the demo tasks unless the user already has tasks; returns how many were added. Through the
+    write path, as an import: each task created (and completed) at its own moment, and logged."""
+    with sessions() as session:
+        existing = session.exec(select(func.count()).select_from(Task).where(col(Task.user_id) == user_id)).one()
     if existing:
         return 0
     local_now = now.astimezone(ZoneInfo(tz))
@@ -56,14 +59,13 @@ def seed_demo(session: Session, user_id: int, *, now: datetime, tz: str) -> int:
         deadline = today + timedelta(days=days, hours=hour) if days is not None else None
         threshold = deadline - timedelta(hours=lead) if deadline is not None and lead else None
         created_at = local_now - timedelta(days=(index % 9) + 1, hours=index)
-        task, _ = create_task(
-            session,
-            user_id,
-            TaskCreate(title=title, priority_group=group, deadline_at=deadline, urgency_threshold_at=threshold),
-            now=created_at,
-        )
+        data = TaskCreate(title=title, priority_group=group, deadline_at=deadline, urgency_threshold_at=threshold)
+        with writes.writing(sessions, writes.author(user_id, created_at, "import")) as w:
+            task = w.create(data)
         if completed:
             assert task.id is not None and deadline is not None
-            complete_task(session, user_id, task.id, now=deadline - timedelta(hours=2))
-    session.commit()
+            with writes.writing(sessions, writes.author(user_id, deadline - timedelta(hours=2), "import")) as w:
+                done = w.lock(task.id)
+                assert done is not None
+                w.complete(done)
     return len(DEMO_TASKS)

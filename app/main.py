@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_chat, api_tasks, apidocs, playground, ratelimit, readiness
+from app import api_changes, api_chat, api_tasks, apidocs, playground, ratelimit, readiness
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.guard import SAFE_METHODS, RequestGuard, mcp_transport_security, policy_for
@@ -83,6 +83,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(api_changes.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(readiness.router)
     # POST /mcp; one server per app: a session manager runs once
     mcp_sessions = mount_mcp(app, mcp_transport_security(guard))

@@ -17,8 +17,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -106,18 +105,30 @@ class Metrics:
             "suikou_note_near_duplicate_warnings", "Notes held back: an open task already says this", registry=reg
         )
         self.rate_limited = Counter("suikou_rate_limited", "Requests refused by a rate limit", ["kind"], registry=reg)
+        self.outcomes = Counter(
+            "suikou_action_outcomes", "Turns by action and what it did (its declared outcomes)", ["action", "outcome"],
+            registry=reg,
+        )  # fmt: skip
 
     def observe_trace(self, trace: Trace) -> None:
-        """Counts what one turn did, from its stage events (and its model usage, unless absorbed)."""
+        """Counts what one turn did: node times and fallbacks from its stage events (telemetry of the
+        nodes), what the action did from its typed result (`Trace.result`: action, outcome, tally)."""
         for event in trace.events:
             self._observe_event(event)
         if trace.absorbed:  # its requests are in the trace that absorbed it
             return
         for node, requests in trace.model_calls.items():
             self.provider_requests.labels(node).inc(requests)
-        route = next((e for e in trace.events if e.stage == "route" and e.status == "end"), None)
-        if route is not None and isinstance(route.data.get("action"), str):
-            self.routed.labels(route.data["action"], _how_routed(trace)).inc()
+        result = trace.result
+        if result is None:
+            return
+        self.routed.labels(result.action, result.routed_by).inc()
+        if result.outcome is not None:
+            self.outcomes.labels(result.action, result.outcome).inc()
+        for name, count in result.tally.items():
+            counter = TALLY_COUNTERS.get(name)
+            if counter is not None:
+                getattr(self, counter).inc(count)
 
     def _observe_event(self, event: StageEvent) -> None:
         if event.elapsed_ms is not None and event.status in ("end", "error"):
@@ -127,9 +138,6 @@ class Metrics:
             self.fallbacks.labels(node, "budget" if budget else "provider_error").inc()
             if not budget:
                 self.provider_failures.labels(node).inc()
-        for rule in EVENT_RULES:
-            if rule.stage == event.stage and rule.status == event.status and rule.when(event.data):
-                getattr(self, rule.counter).inc(rule.amount(event.data))
 
     def exposition(self) -> bytes:
         if multiprocess_dir() is None:
@@ -140,43 +148,14 @@ class Metrics:
         return generate_latest(merged)
 
 
-def _how_routed(trace: Trace) -> str:
-    if any(e.stage == "fallback" and e.data.get("node") == "route" for e in trace.events):
-        return "fallback"
-    return "model" if trace.model_calls.get("route") else "offline"
-
-
-def _count(data: Mapping[str, Any]) -> int:
-    ids = data.get("task_ids")
-    return len(ids) if isinstance(ids, list) else 1
-
-
-def _one(_: Mapping[str, Any]) -> int:
-    return 1
-
-
-@dataclass(frozen=True)
-class EventRule:
-    """A stage event that moves a counter: `counter` (a Metrics attribute) grows by `amount(data)`."""
-
-    stage: str
-    status: str
-    counter: str
-    when: Callable[[Mapping[str, Any]], bool] = lambda data: True
-    amount: Callable[[Mapping[str, Any]], int] = _one
-
-
-# The facts the action packages already report (quicknote/, taskquery/), read as data.
-EVENT_RULES: tuple[EventRule, ...] = (
-    EventRule("broaden", "end", "broadenings"),
-    EventRule("retry", "info", "reflect_retries", lambda d: "retry" in d),  # a retry that was not run has no data
-    EventRule("persist", "end", "notes_written", lambda d: d.get("created") is True, _count),
-    EventRule("persist", "end", "notes_deduplicated", lambda d: d.get("created") is False, _count),
-    # The handler's short cut: this attempt's tasks exist already, nothing runs again.
-    EventRule("persist", "info", "notes_deduplicated", lambda d: "task_ids" in d, _count),
-    # "duplicate" also reports the user's "yes, add it" ({"notes": n}), which warns of nothing.
-    EventRule("duplicate", "info", "near_duplicates", lambda d: "task_id" in d or "task_ids" in d),
-)
+# An action's tally names (Answer.tally, declared in its Action) → the counter each moves.
+TALLY_COUNTERS: dict[str, str] = {
+    "broadenings": "broadenings",
+    "reflect_retries": "reflect_retries",
+    "notes_written": "notes_written",
+    "notes_deduplicated": "notes_deduplicated",
+    "near_duplicates": "near_duplicates",
+}
 
 
 def rate_limited(app: Any, kind: str) -> None:

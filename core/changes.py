@@ -1,29 +1,21 @@
-"""The write log of chat turns: what a turn changed, so that "撤销" can put it back.
+"""The write log: what each write changed, so that "撤销" and ``POST /changes/{id}/revert`` can put it back.
 
-Every write an action makes to a task is recorded in ``task_changes`` (:class:`core.models.TaskChange`)
-in the same transaction as the write::
+Every write to a task goes through :mod:`core.writes`, which records it here (:func:`record`) in
+the same transaction as the write. A change keeps what its kind needs to invert it — for a field
+edit, the fields it touched as they were before (``before``) and the task right after (``after``)
+— and the answer carries the change ids as a signed ``w1`` record (:mod:`core.carry`), so the undo
+action finds "the last write of this conversation" with :func:`last_written` without any
+server-side conversation state.
 
-    before = changes.snapshot(task)          # omit for a create (before=None)
-    ... change the task, flush ...
-    change_id = changes.record(s, user_id=..., turn_key=turn.turn_key, kind="complete",
-                               task=task, before=before, now=turn.now)
-    s.commit()
-    text = changes.marker(text, [change_id], turn.seal)  # the answer carries which changes it made
-
-A change keeps the fields it touched as they were before (``before``) and the task as it was right
-after (``after``). The answer carries the change ids as a signed ``w1`` record (:mod:`core.carry`),
-so the undo action finds "the last write of this conversation" with :func:`last_written` without
-any server-side conversation state. The record is client input: :func:`undo` touches only the
-caller's own rows (another user's ids read as missing), and is idempotent (a change is undone at
-most once; the claim is a conditional UPDATE, so two concurrent undos of the same change cannot
-both revert it).
-
-Undo applies the inverse of the change's own fields, never a whole-row snapshot: undo of a
-``create`` deletes the task (if it still exists; its change row stays, ``task_id`` set NULL by the
-foreign key); undo of ``complete``/``reopen``/``update`` puts back each field it touched — unless
-that field was changed again later (by REST, MCP, another conversation), in which case the later
-value is kept and reported (``ChangeRow.kept``) so the answer can say so. Changes are reverted
-newest first.
+**Kinds are data.** A :class:`ChangeKind` says how a change of its kind is logged, undone and told
+to the user; the built-in kinds (create, complete, reopen, update, delete) live in
+:mod:`core.kinds`, and a feature adds its own with :func:`register_kind` — no migration, no edit
+here. :func:`undo` is generic over kinds: it claims each change (a conditional ``UPDATE … SET
+undone_at … WHERE undone_at IS NULL``, so two concurrent undos of one change cannot both revert
+it), then applies that change's own inverse, newest first. Inverses touch only what their change
+did: a field changed again later keeps its later value, and the result says so
+(``ChangeRow.kept``). The record is client input: :func:`undo` touches only the caller's own rows
+(another user's ids read as missing).
 """
 
 from __future__ import annotations
@@ -32,52 +24,85 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import Any, Literal, get_args
+from datetime import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import carry, titlegrams
+from core import carry
+from core.display import group_label
+from core.fields import SNAPSHOT_FIELDS, locked_task, restore_fields, snapshot, touched
+from core.kinds import ChangeKind, ChangeRow, Effect, Telling, kind_of, kinds, register_kind
+from core.locale import Locale
 from core.models import Task, TaskChange
 from core.turn import ChatText
 
-Kind = Literal["create", "complete", "reopen", "update"]
-KINDS: tuple[str, ...] = get_args(Kind)
 CARRY_KIND = "w1"
 MAX_CARRIED_CHANGES = 50  # a bound on what a client's record can make us look up
 CHANGE_ID_MAX = 2**31 - 1  # ids are 32-bit integer columns (PostgreSQL int4)
-SNAPSHOT_FIELDS = ("title", "priority_group", "deadline_at", "urgency_threshold_at", "is_completed", "completed_at")
-_TIME_FIELDS = ("deadline_at", "urgency_threshold_at", "completed_at")
-# Fields that change together and are put back together: completion is one fact.
-_UNITS: tuple[tuple[str, ...], ...] = (
-    ("title",),
-    ("priority_group",),
-    ("deadline_at",),
-    ("urgency_threshold_at",),
-    ("is_completed", "completed_at"),
-)
 _W1_LINE = re.compile(r'\n*^\[suikou\]: # "w1\.[A-Za-z0-9_.-]+"[ \t]*$', re.M)
 
-# What undoing one change did: deleted the task it created, restored fields, found the task gone,
-# or kept every field (each was changed again later).
-Effect = Literal["deleted", "restored", "gone", "kept"]
+# What an undo adds to a change's own words: the task was gone, or fields were changed again since.
+_EFFECT_WORDS: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "gone": "（任务已不在，无需恢复）",
+        "kept": "（{fields}）",
+        "kept_field": "{name}后来又改过，保留了{value}",
+        "joiner": "，",
+        "open": "未完成",
+        "done": "已完成",
+    },
+    "en": {
+        "gone": " (the task no longer exists)",
+        "kept": " ({fields})",
+        "kept_field": "{name} was changed again since, kept {value}",
+        "joiner": ", ",
+        "open": "not done",
+        "done": "done",
+    },
+}
+_FIELD_NAMES: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "title": "标题",
+        "priority_group": "优先级",
+        "deadline_at": "截止时间",
+        "urgency_threshold_at": "紧急时间",
+        "is_completed": "完成状态",
+    },
+    "en": {
+        "title": "the title",
+        "priority_group": "the priority",
+        "deadline_at": "the deadline",
+        "urgency_threshold_at": "the urgent-from time",
+        "is_completed": "its completion",
+    },
+}
 
 
-def _iso(value: datetime | None) -> str | None:
-    return value.astimezone(UTC).isoformat() if value is not None else None
+def tell(change: ChangeRow, telling: Telling) -> str:
+    """A change in a few words, with what undoing it did: "修改「交报告」（截止时间后来又改过，保留了 …）"."""
+    words = _EFFECT_WORDS[telling.locale]
+    out = kind_of(change.kind).tell[telling.locale](change, telling)
+    if change.effect == "gone":
+        out += words["gone"]
+    if change.kept:
+        kept = [_kept_field(name, change.kept[name], telling) for name in _FIELD_NAMES["en"] if name in change.kept]
+        out += words["kept"].format(fields=words["joiner"].join(kept))
+    return out
 
 
-def snapshot(task: Task) -> dict[str, Any]:
-    """The task's user-visible fields, JSON-ready (times as ISO 8601 with offset, UTC)."""
-    return {
-        "title": task.title,
-        "priority_group": task.priority_group,
-        "deadline_at": _iso(task.deadline_at),
-        "urgency_threshold_at": _iso(task.urgency_threshold_at),
-        "is_completed": bool(task.is_completed),
-        "completed_at": _iso(task.completed_at),
-    }
+def _kept_field(name: str, value: Any, telling: Telling) -> str:
+    words = _EFFECT_WORDS[telling.locale]
+    if name == "priority_group":
+        shown = group_label(int(value), telling.locale)
+    elif name == "title":
+        shown = f"「{value}」" if telling.locale == "zh" else f'"{value}"'
+    elif name == "is_completed":
+        shown = words["done"] if value else words["open"]
+    else:
+        shown = (" " if telling.locale == "zh" and value else "") + telling.when(value)
+    return words["kept_field"].format(name=_FIELD_NAMES[telling.locale][name], value=shown)
 
 
 def record(
@@ -85,30 +110,34 @@ def record(
     *,
     user_id: int,
     turn_key: str,
-    kind: Kind,
+    kind: str,
     task: Task,
     before: dict[str, Any] | None,
     now: datetime,
+    after: dict[str, Any] | None = None,
 ) -> int:
     """Logs one write to ``task`` (already flushed, so it has an id); flushes, returns the change id.
 
-    Never commits: the change belongs to the caller's transaction, with the write itself.
+    ``before``: the task as it was (a :func:`snapshot`, or what the kind needs), None for a create;
+    the kind decides what of it is kept. ``after``: the task after the write (default: its
+    snapshot now). Never commits: the change belongs to the caller's transaction. Called by
+    :mod:`core.writes` only: it is the one writer of the log.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown change kind {kind!r}")
+    spec = kind_of(kind)
     if task.id is None:
         raise ValueError("record() needs a flushed task (it has no id yet)")
     if task.user_id != user_id:
         raise ValueError("the task is not this user's")
-    if (before is None) != (kind == "create"):
-        raise ValueError("before must be None for a create, and a snapshot otherwise")
-    after = snapshot(task)
+    if (before is not None) != spec.needs_before:
+        raise ValueError(f"a {kind} change needs before={'a snapshot' if spec.needs_before else 'None'}")
+    after = snapshot(task) if after is None else after
+    kept = spec.logged(before, after)
     row = TaskChange(
         user_id=user_id,
         task_id=task.id,
         turn_key=turn_key[:128],
         kind=kind,
-        before=json.dumps(touched(before, after), ensure_ascii=False) if before is not None else None,
+        before=json.dumps(kept, ensure_ascii=False) if kept is not None else None,
         after=json.dumps(after, ensure_ascii=False),
         created_at=now,
     )
@@ -116,22 +145,6 @@ def record(
     session.flush()
     assert row.id is not None
     return row.id
-
-
-def _same(name: str, a: Any, b: Any) -> bool:
-    """Two JSON values of field ``name`` are equal (times compared as instants, not as text)."""
-    if name in _TIME_FIELDS and a is not None and b is not None:
-        return bool(datetime.fromisoformat(a) == datetime.fromisoformat(b))
-    return bool(a == b)
-
-
-def touched(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """The fields of ``before`` that a write changed (a unit as a whole), as they were before it."""
-    out: dict[str, Any] = {}
-    for unit in _UNITS:
-        if any(name in before and not _same(name, before[name], after.get(name)) for name in unit):
-            out.update({name: before[name] for name in unit if name in before})
-    return out
 
 
 def marker(text: str, change_ids: Sequence[int], seal: carry.Seal) -> str:
@@ -171,52 +184,6 @@ def last_written(messages: Sequence[ChatText], seal: carry.Seal) -> list[int] | 
 
 
 @dataclass(frozen=True)
-class ChangeRow:
-    """One change as undo reports it (JSON-ready through :meth:`as_dict`)."""
-
-    id: int
-    kind: str
-    task_id: int | None
-    before: dict[str, Any] | None
-    after: dict[str, Any]
-    created_at: datetime
-    undone_at: datetime | None
-    effect: Effect | None = None  # what this undo did: None when it did nothing (already undone)
-    # Fields this undo left as they are because they were changed again after this change:
-    # name → the later value kept (JSON, as in ``after``).
-    kept: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "kind": self.kind,
-            "task_id": self.task_id,
-            "before": self.before,
-            "after": self.after,
-            "created_at": _iso(self.created_at),
-            "undone_at": _iso(self.undone_at),
-            "effect": self.effect,
-            "kept": self.kept,
-        }
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> ChangeRow:
-        """The inverse of :meth:`as_dict` (an undo's report, as a copy of its attempt reads it)."""
-        undone = data.get("undone_at")
-        return cls(
-            id=int(data["id"]),
-            kind=str(data["kind"]),
-            task_id=data.get("task_id"),
-            before=data.get("before"),
-            after=dict(data.get("after") or {}),
-            created_at=datetime.fromisoformat(data["created_at"]),
-            undone_at=datetime.fromisoformat(undone) if undone else None,
-            effect=data.get("effect"),
-            kept=dict(data.get("kept") or {}),
-        )
-
-
-@dataclass(frozen=True)
 class Undone:
     """What :func:`undo` did.
 
@@ -238,7 +205,7 @@ class Undone:
         return cls(rows, already=bool(data.get("already")), missing=bool(data.get("missing")))
 
 
-def _row(change: TaskChange, effect: Effect | None, kept: dict[str, Any] | None = None) -> ChangeRow:
+def change_row(change: TaskChange, effect: Effect | None, kept: dict[str, Any] | None = None) -> ChangeRow:
     assert change.id is not None
     return ChangeRow(
         id=change.id,
@@ -251,52 +218,6 @@ def _row(change: TaskChange, effect: Effect | None, kept: dict[str, Any] | None 
         effect=effect,
         kept=kept or {},
     )
-
-
-def _value(name: str, value: Any) -> Any:
-    return datetime.fromisoformat(value) if name in _TIME_FIELDS and value is not None else value
-
-
-def _restore(task: Task, before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """Puts back each unit of fields the change touched, where the task still holds the change's
-    value; returns the units changed again since (name → the later value, kept)."""
-    now_values = snapshot(task)
-    kept: dict[str, Any] = {}
-    for name, value in touched(before, after).items():
-        unit = next(u for u in _UNITS if name in u)
-        if any(not _same(n, now_values[n], after.get(n)) for n in unit if n in after):
-            kept[name] = now_values[name]
-            continue
-        setattr(task, name, _value(name, value))
-    if "title" in before and "title" not in kept:
-        task.title_key = titlegrams.match_key(task.title)
-    return kept
-
-
-def _revert(session: Session, user_id: int, change: TaskChange, now: datetime) -> tuple[Effect, dict[str, Any]]:
-    task = None
-    if change.task_id is not None:
-        task = session.exec(
-            select(Task).where(col(Task.id) == change.task_id, col(Task.user_id) == user_id).with_for_update()
-        ).first()
-    if task is None:
-        return "gone", {}
-    if change.kind == "create":
-        session.delete(task)
-        session.flush()
-        return "deleted", {}
-    title = task.title
-    before = touched(json.loads(change.before) if change.before else {}, json.loads(change.after))
-    kept = _restore(task, before, json.loads(change.after))
-    if before and set(kept) == set(before):
-        return "kept", kept
-    task.updated_at = now
-    session.add(task)
-    session.flush()
-    if task.title != title:
-        assert task.id is not None
-        titlegrams.reindex_task(session, user_id, task.id, task.title)
-    return "restored", kept
 
 
 def undo(session: Session, *, user_id: int, change_ids: Sequence[int], now: datetime) -> Undone:
@@ -325,26 +246,35 @@ def undo(session: Session, *, user_id: int, change_ids: Sequence[int], now: date
     found = sorted(rows, key=lambda c: c.id or 0, reverse=True)
     missing = len(found) < len(ids)
     if not claimed:
-        return Undone([_row(c, None) for c in found], already=bool(found), missing=missing)
+        return Undone([change_row(c, None) for c in found], already=bool(found), missing=missing)
     done: list[ChangeRow] = []
     for change in found:
         if change.id in claimed:
-            effect, kept = _revert(session, user_id, change, now)
-            done.append(_row(change, effect, kept))
+            effect, kept = kind_of(change.kind).revert(session, user_id, change, now)
+            done.append(change_row(change, effect, kept))
     session.flush()
     return Undone(done, already=False, missing=missing)
 
 
 __all__ = [
     "CARRY_KIND",
-    "KINDS",
+    "SNAPSHOT_FIELDS",
+    "ChangeKind",
     "ChangeRow",
-    "Kind",
+    "Effect",
+    "Telling",
     "Undone",
+    "change_row",
+    "kind_of",
+    "kinds",
     "last_written",
+    "locked_task",
     "marker",
     "record",
+    "register_kind",
+    "restore_fields",
     "snapshot",
+    "tell",
     "touched",
     "undo",
 ]

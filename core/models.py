@@ -462,24 +462,23 @@ class TaskTitleGram(SQLModel, table=True):
 # ---------------------------------------------------------------------------------------------
 # task_changes (written and read by core.changes)
 
-CHANGE_KINDS = ("create", "complete", "reopen", "update")
-
 
 class TaskChange(SQLModel, table=True):
-    """One write a chat turn made to a task: the log that makes "撤销" possible (:mod:`core.changes`).
+    """One write to a task, from any surface: the log that makes "撤销" and revert possible
+    (:mod:`core.changes`, written only through :mod:`core.writes`).
 
-    ``before``/``after`` are JSON snapshots of the task's fields (``before`` is NULL for a
-    create). ``task_id`` is ``ON DELETE SET NULL``: undoing a create deletes the task and the
-    change row stays, with ``after`` saying what was created. ``ix_task_changes_user_id_id``
+    ``before``/``after`` are JSON: what the change's kind keeps of the task before (NULL for a
+    create; the touched fields for an edit; the whole row for a delete) and the task after.
+    ``task_id`` is ``ON DELETE SET NULL``: a deleted task's changes stay, and undoing the deletion
+    links them again. ``ix_task_changes_user_id_id``
     serves reading a user's changes by id; ``ix_task_changes_task_id`` serves the ``SET NULL``
     when a task is deleted (without it, every task delete would scan this table).
     """
 
     __tablename__ = "task_changes"
-    __table_args__ = (
-        sa.CheckConstraint("kind IN ('create', 'complete', 'reopen', 'update')", name="ck_task_changes_kind"),
-        sa.Index("ix_task_changes_user_id_id", "user_id", "id"),
-    )
+    # ``kind`` names a registered core.changes.ChangeKind: kinds are data, so a new one needs no
+    # migration (no CHECK constraint lists them).
+    __table_args__ = (sa.Index("ix_task_changes_user_id_id", "user_id", "id"),)
 
     id: int | None = Field(default=None, primary_key=True)
     user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False)

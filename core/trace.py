@@ -127,6 +127,17 @@ class Budget:
         return self.seconds - (time.monotonic() - self.started)
 
 
+@dataclass(frozen=True)
+class TurnResult:
+    """What the turn's action did, typed (what metrics count): the action, who routed it ("model",
+    "offline" or "fallback"), one of its declared outcomes, and counts by its declared names."""
+
+    action: str
+    routed_by: str
+    outcome: str | None = None
+    tally: Mapping[str, int] = field(default_factory=dict)
+
+
 @dataclass
 class Trace:
     """Collects stage events, node timings and model usage for one request."""
@@ -140,6 +151,7 @@ class Trace:
     budget: Budget = field(default_factory=Budget)
     offline_steps: dict[str, int] = field(default_factory=dict)
     absorbed: bool = False  # its usage was added to another trace (which reports it)
+    result: TurnResult | None = None  # set by the pipeline once the action answered
 
     def __post_init__(self) -> None:
         watched = _WATCHED.get()

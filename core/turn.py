@@ -44,11 +44,19 @@ class HistoryTurn:
 class Answer:
     """What an action hands back: the text the user reads, and the same result as data.
 
-    ``data`` is for channels that are not a chat (REST, MCP, a UI): the page shown, the task
-    written, the change made. It is JSON-ready (plain dicts, lists, strings, numbers)."""
+    The pipeline delivers ``text`` (an action never writes to the stream itself, unless it
+    ``streamed`` its text as it came, as chat does). ``data`` is for channels that are not a chat
+    (REST, MCP, a UI): the page shown, the task written. It is JSON-ready (plain dicts, lists,
+    strings, numbers). ``change_ids``: the changes this answer made (what its ``w1`` record
+    carries). ``outcome`` and ``tally`` are for metrics: one of the outcomes the action declares
+    ("written", "asked", …) and counts by the names it declares ({"notes_written": 2})."""
 
     text: str
     data: Mapping[str, Any] = field(default_factory=dict)
+    change_ids: tuple[int, ...] = ()
+    outcome: str | None = None
+    tally: Mapping[str, int] = field(default_factory=dict)
+    streamed: bool = False
 
 
 @dataclass(frozen=True)

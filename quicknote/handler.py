@@ -32,8 +32,23 @@ async def handle_quick_note(turn: Turn) -> Answer:
         answer, data = _again(turn, existing)
     else:
         answer, data = await _capture(turn)
-    turn.on_content(answer)
-    return Answer(answer, data)
+    outcome, tally = _counted(data)
+    return Answer(answer, data, change_ids=tuple(data.get("change_ids", ())), outcome=outcome, tally=tally)
+
+
+OUTCOMES = ("written", "again", "asked_duplicate", "clarify")
+TALLIES = ("notes_written", "notes_deduplicated", "near_duplicates")
+
+
+def _counted(data: dict[str, Any]) -> tuple[str, dict[str, int]]:
+    """What the answer did, for metrics: its outcome, and how many notes were written or not again."""
+    tasks = data.get("tasks") or ([data["task"]] if "task" in data else [])
+    if tasks:
+        fresh = bool(data.get("created"))
+        return ("written", {"notes_written": len(tasks)}) if fresh else ("again", {"notes_deduplicated": len(tasks)})
+    if "duplicate_of" in data:
+        return "asked_duplicate", {"near_duplicates": 1}
+    return "clarify", {}
 
 
 def _again(turn: Turn, existing: steps.Written) -> tuple[str, dict[str, Any]]:

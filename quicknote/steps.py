@@ -10,11 +10,10 @@ from datetime import datetime, timedelta
 import anyio
 from sqlmodel import Session, col, select
 
-from core import attempts, changes
+from core import attempts, writes
 from core.llm import NodeSpec, run_structured
 from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, text_problem
 from core.prompting import language_line, now_line
-from core.store import create_task
 from core.timeanchor import TimeWindow, day_before, deadline_of, resolve_time
 from core.turn import Turn
 from quicknote.boundary import settle_note
@@ -162,38 +161,17 @@ def note_data(state: NoteState) -> TaskCreate:
 
 
 async def write_notes(turn: Turn, notes: Sequence[TaskCreate]) -> Written:
-    """Writes the notes of one message in one transaction, exactly once per attempt
-    (:mod:`core.attempts`), each under its own source key, and logs each creation. A copy of an
-    attempt another copy wrote gets what that one wrote."""
+    """Writes the notes of one message through the write path (:mod:`core.writes`): one
+    transaction, exactly once per attempt, each note under its own part key. A copy of an attempt
+    another copy wrote gets what that one wrote."""
 
     def write() -> Written:
-        with turn.sessions() as session:
-            claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
-            if not claim.owner:
-                session.rollback()
-                return Written(_tasks(session, turn.user_id, claim), False, claim.change_ids)
-            many = len(notes) > 1
-            results = [
-                create_task(session, turn.user_id, data, now=turn.now, source_key=claim.write_key(n if many else None))
-                for n, data in enumerate(notes, 1)
-            ]
-            tasks = [task for task, _created in results]
-            change_ids = [
-                changes.record(
-                    session,
-                    user_id=turn.user_id,
-                    turn_key=turn.turn_key,
-                    kind="create",
-                    task=task,
-                    before=None,
-                    now=turn.now,
-                )
-                for task, created in results
-                if created
-            ]
-            attempts.finish(session, claim, {"changes": change_ids, "tasks": [t.id for t in tasks]})
-            session.commit()
-            return Written(tasks, any(created for _, created in results), change_ids)
+        many = len(notes) > 1
+        with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
+            if w.copy and w.claim is not None:
+                return Written(_tasks(w.session, turn.user_id, w.claim), False, w.claim.change_ids)
+            tasks = [w.create(data, part=n if many else None) for n, data in enumerate(notes, 1)]
+        return Written(tasks, bool(w.created), w.change_ids)
 
     return await anyio.to_thread.run_sync(write)
 

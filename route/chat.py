@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from core import carry
+from core.action import Action, text_answer
 from core.grounding import claims_write
 from core.llm import NodeSpec, stream_text
 from core.locale import Locale
@@ -132,3 +133,17 @@ async def answer_aux(turn: Turn, offline_answer: str) -> str:
         )
     finally:
         turn.trace.absorb(quiet)
+
+
+CHAT_DESCRIPTION = (
+    "闲聊: anything else — greetings, general questions, advice on planning, questions about "
+    "Suikou itself, and requests that are neither capturing a task nor asking about the user's tasks."
+)
+# The fallback action: it streams its reply as it comes (a real model's tokens).
+CHAT_ACTION = Action(
+    "chat",
+    CHAT_DESCRIPTION,
+    text_answer(handle_chat, streamed=True),
+    intent="chat",
+    examples=("你好", "你能做什么？", "怎么添加任务？", "tell me a joke"),
+)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.locale import Locale
+from core.trace import TurnResult
 from core.turn import Answer, Turn
 from route.aux import classify_aux
 from route.aux_reply import offline_aux_reply
@@ -30,6 +31,7 @@ class TurnOutcome:
     decision: Decision | None
     elapsed_ms: float
     data: Mapping[str, Any] = field(default_factory=dict)  # the action's structured result (Answer.data)
+    change_ids: tuple[int, ...] = ()  # the changes the turn made (Answer.change_ids)
 
 
 class Pipeline:
@@ -53,11 +55,16 @@ class Pipeline:
         self._report(turn, decision, _ms(route_began))
 
         if decision.degraded_from is not None:
-            answer = Answer(self._clarify(decision, turn), {"clarify": decision.clarify_for})
-            turn.on_content(answer.text)
+            answer = Answer(self._clarify(decision, turn), {"clarify": decision.clarify_for}, outcome="clarify")
         else:
             answer = await self.registry[decision.action].handler(turn)
-        return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data)
+        if not answer.streamed:  # the pipeline delivers the answer; only a streaming action sent its own
+            turn.on_content(answer.text)
+        outcome, tally = self.registry.counted(decision.action, answer)
+        if decision.degraded_from is not None:
+            outcome = "clarify"
+        turn.trace.result = TurnResult(decision.action, _routed_by(turn), outcome, tally)
+        return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data, answer.change_ids)
 
     def _clarify(self, decision: Decision, turn: Turn) -> str:
         name = decision.clarify_for
@@ -80,6 +87,14 @@ class Pipeline:
         else:
             message = f"分流到 {decision.action}（置信度 {decision.confidence:.2f}）：{decision.reason}"
         turn.trace.emit("route", "end", message, data, elapsed_ms)
+
+
+def _routed_by(turn: Turn) -> str:
+    """Who chose the action: the offline rules, a model, or the rules after a model failed."""
+    trace = turn.trace
+    if any(e.stage == "fallback" and e.data.get("node") == "route" for e in trace.events):
+        return "fallback"
+    return "model" if trace.model_calls.get("route") else "offline"
 
 
 def _ms(began: float) -> float:

@@ -1,59 +1,24 @@
 """The action registry: one place that says which actions exist and everything about each.
 
-An action declares what the router, the pipeline, `explain` and the settings need to know about
-it (see :class:`Action`); nothing outside its own package names it, except the composition root
-that registers it (``app/actions.py``). The router's prompt and its output type are generated
+An action declares, in its own package, what the router, the pipeline, `explain`, MCP, metrics
+and the change log need to know about it (:class:`core.action.Action`); nothing outside its package
+names it, except the one line of the composition root that registers it (``app/actions.py``). The router's prompt and its output type are generated
 from here, so an action the model can name always has a handler.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Iterator, Sequence
+from typing import Literal
 
 from pydantic import BaseModel, Field, create_model
 
-from core.locale import Locale
-from core.turn import Answer, HistoryTurn, OfflineSignal, Turn
+from core.action import Action, Explainer, Handler, OfflineRule, text_answer
+from core.changes import register_kind
+from core.tools import ToolSpec
+from core.turn import Answer, HistoryTurn, OfflineSignal
 
-Handler = Callable[[Turn], Awaitable[Answer]]
-Explainer = Callable[[Turn], Awaitable[Mapping[str, Any]]]
-OfflineRule = Callable[[str, Sequence[HistoryTurn]], OfflineSignal | None]
-
-
-@dataclass(frozen=True)
-class Action:
-    """One thing Suikou can do with a message.
-
-    - ``writes``: it changes the user's data. The router then cross-checks the model against the
-      offline rules and needs ``min_confidence`` (None: the configured write threshold); when
-      unsure the pipeline answers ``clarify`` in the user's language and writes nothing.
-    - ``explain``: what ``suikou explain`` prints for it, merged into ``{"action": name}``
-      (brief §9), computed without writing anything.
-    - ``offline``: its offline routing signal. Registered signals are read before the router's
-      generic rules; the surest one wins.
-    - ``intent``: which reading of the generic offline rules (capture, query, chat) it answers.
-    """
-
-    name: str
-    description: str
-    handler: Handler
-    writes: bool = False
-    min_confidence: float | None = None
-    clarify: Mapping[Locale, str] = field(default_factory=dict)
-    explain: Explainer | None = None
-    offline: OfflineRule | None = None
-    intent: Literal["capture", "query", "chat"] | None = None  # the generic offline reading it answers
-
-
-def text_answer(handler: Callable[[Turn], Awaitable[str]]) -> Handler:
-    """A handler whose result is only text, as an :data:`Handler`."""
-
-    async def run(turn: Turn) -> Answer:
-        return Answer(await handler(turn))
-
-    return run
+__all__ = ["Action", "ActionRegistry", "Explainer", "Handler", "OfflineRule", "text_answer"]
 
 
 class ActionRegistry:
@@ -66,6 +31,11 @@ class ActionRegistry:
             raise ValueError(f"action {action.name!r} registered twice")
         if action.writes and not action.clarify:
             raise ValueError(f"action {action.name!r} writes, so it needs a clarifying reply")
+        taken = {t.name for a in self for t in a.tools}
+        if clash := taken & {t.name for t in action.tools}:
+            raise ValueError(f"action {action.name!r} offers tools another action offers: {sorted(clash)}")
+        for kind in action.kinds:
+            register_kind(kind)
         self._actions[action.name] = action
 
     def __getitem__(self, name: str) -> Action:
@@ -105,6 +75,19 @@ class ActionRegistry:
             confidence=(float, Field(ge=0, le=1, description="0..1, how sure you are.")),
             reason=(str, Field(max_length=200, description="A few words on why.")),
         )
+
+    def tools(self) -> list[ToolSpec]:
+        """Every action's tools, in registration order (what MCP publishes)."""
+        return [tool for action in self for tool in action.tools]
+
+    def counted(self, name: str, answer: Answer) -> tuple[str | None, dict[str, int]]:
+        """The answer's outcome and tally as far as action ``name`` declares them (metrics labels)."""
+        action = self._actions.get(name)
+        if action is None:
+            return None, {}
+        outcome = answer.outcome if answer.outcome in action.outcomes else None
+        tally = {k: int(v) for k, v in answer.tally.items() if k in action.tallies and v}
+        return outcome, tally
 
     def prompt_section(self) -> str:
         return "\n".join(f"- {a.name}: {a.description}" for a in self)

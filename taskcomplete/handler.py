@@ -11,6 +11,7 @@ another repeats that one's answer, with the same change id, and writes nothing.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -18,12 +19,12 @@ from typing import Any, Literal
 import anyio.to_thread
 from sqlmodel import Session
 
-from core import attempts, changes
+from core import changes, writes
 from core.display import format_when, task_record
 from core.locale import Locale
-from core.matching import Match, find_matches
 from core.models import Task, TaskChange
-from core.store import complete_task, get_task, task_row
+from core.resolve import resolve
+from core.store import get_task, task_row
 from core.turn import Answer, Turn
 from taskcomplete.offline import is_reopen, target_words
 
@@ -65,9 +66,9 @@ def _record(task: Task, now: datetime) -> tuple[dict[str, Any], str, datetime | 
     return task_record(task_row(task, now=now), now), task.title, task.deadline_at
 
 
-def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
+def _again(session: Session, turn: Turn, change_ids: list[int]) -> _Outcome:
     """The answer of the copy of this attempt that wrote: its change, the task as it is now."""
-    [change_id] = claim.change_ids[:1] or [0]
+    [change_id] = change_ids[:1] or [0]
     change = session.get(TaskChange, change_id)
     task = get_task(session, turn.user_id, change.task_id) if change is not None and change.task_id else None
     if task is None:
@@ -77,48 +78,32 @@ def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
 
 
 def _pick(session: Session, turn: Turn, words: str, completed: bool) -> Task | _Outcome:
-    """The one task to change, or the outcome that changes nothing."""
-    # Tasks in the other state are the ones to change; one already in the wanted state is done already.
-    todo: Match = find_matches(session, turn.user_id, words, completed=not completed)
-    if len(todo.tasks) == 1:
-        return todo.tasks[0]
-    if todo.tasks:
-        cands = [_record(t, turn.now) for t in todo.tasks]
+    """The one task to change, or the outcome that changes nothing (core.resolve: done tasks count)."""
+    found = resolve(session, turn.user_id, words)
+    if found.kind == "several":
+        cands = [_record(t, turn.now) for t in found.tasks]
         return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
-    done: Match = find_matches(session, turn.user_id, words, completed=completed)
-    if done.tier in ("exact", "contains") and len(done.tasks) == 1:
-        record, title, deadline = _record(done.tasks[0], turn.now)
-        return _Outcome("already", record, title, deadline)
-    return _Outcome("none")
+    if found.kind == "none":
+        return _Outcome("none")
+    task = found.task
+    if bool(task.is_completed) != completed:
+        return task
+    if found.tier == "similar":  # only alike, and already in that state: not what was named
+        return _Outcome("none")
+    record, title, deadline = _record(task, turn.now)
+    return _Outcome("already", record, title, deadline)
 
 
 def _decide(turn: Turn, words: str, completed: bool) -> _Outcome:
-    with turn.sessions() as session:
-        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
-        if not claim.owner:
-            session.rollback()
-            return _again(session, turn, claim)
-        target = _pick(session, turn, words, completed)
+    with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
+        if w.copy:
+            return _again(w.session, turn, w.claim.change_ids if w.claim else [])
+        target = _pick(w.session, turn, words, completed)
         if isinstance(target, _Outcome):
-            session.rollback()  # nothing written: the claim goes too, so a retry decides afresh
-            return target
-        assert target.id is not None
-        before = changes.snapshot(target)
-        task = complete_task(session, turn.user_id, target.id, now=turn.now, completed=completed)
-        assert task is not None
-        change_id = changes.record(
-            session,
-            user_id=turn.user_id,
-            turn_key=turn.turn_key,
-            kind="complete" if completed else "reopen",
-            task=task,
-            before=before,
-            now=turn.now,
-        )
-        attempts.finish(session, claim, {"changes": [change_id]})
-        record, title, deadline = _record(task, turn.now)
-        session.commit()
-        return _Outcome("written", record, title, deadline, change_id=change_id)
+            return target  # nothing written: the block rolls back, claim included
+        change_id = w.complete(target, completed)
+        record, title, deadline = _record(target, turn.now)
+    return _Outcome("written", record, title, deadline, change_id=change_id)
 
 
 # --- words -------------------------------------------------------------------------------------
@@ -148,20 +133,25 @@ def _already_line(title: str, completed: bool, locale: Locale) -> str:
 
 def _ask_text(outcome: _Outcome, words: str, completed: bool, turn: Turn) -> str:
     locale = turn.locale
+    # All candidates in the state to change: say which state; a mix (some already done): mark those.
+    mixed = any(bool(record["is_completed"]) == completed for record, _t, _d in outcome.candidates)
     lines = []
-    for i, (_record, title, deadline) in enumerate(outcome.candidates, 1):
+    for i, (record, title, deadline) in enumerate(outcome.candidates, 1):
         when = _when(deadline, turn)
+        done = mixed and record["is_completed"]
         if locale == "en":
-            lines.append(f"{i}. {title}" + (f" (due {when})" if when else ""))
+            notes = [*([f"due {when}"] if when else []), *(["done"] if done else [])]
+            lines.append(f"{i}. {title}" + (f" ({', '.join(notes)})" if notes else ""))
         else:
-            lines.append(f"{i}. {title}" + (f"（截止 {when}）" if when else ""))
+            notes = [*([f"截止 {when}"] if when else []), *(["已完成"] if done else [])]
+            lines.append(f"{i}. {title}" + (f"（{'，'.join(notes)}）" if notes else ""))
     more = outcome.total - len(outcome.candidates)
     if locale == "en":
-        state = "open" if completed else "completed"
-        head = f'{outcome.total} {state} tasks match "{words}". Which one?'
+        state = "" if mixed else ("open " if completed else "completed ")
+        head = f'{outcome.total} {state}tasks match "{words}". Which one?'
         tail = (f"…and {more} more.\n" if more > 0 else "") + "Say its full name; nothing was changed yet."
     else:
-        state = "未完成" if completed else "已完成"
+        state = "" if mixed else ("未完成" if completed else "已完成")
         head = f"有 {outcome.total} 个{state}任务和「{words}」对得上，是哪一个？"
         tail = (f"……还有 {more} 个没列出。\n" if more > 0 else "") + "说一下完整的任务名，这次还没有改动。"
     return "\n".join([head, *lines, tail])
@@ -218,8 +208,8 @@ async def handle_complete(turn: Turn) -> Answer:
     }
     turn.trace.emit("complete", "end", messages[outcome.kind], {"outcome": outcome.kind})
     answer = _render(outcome, words or "", completed, turn)
-    turn.on_content(answer.text)
-    return answer
+    ids = (outcome.change_id,) if outcome.change_id is not None else ()
+    return dataclasses.replace(answer, change_ids=ids, outcome=outcome.kind)
 
 
 async def explain_complete(turn: Turn) -> dict[str, Any]:

@@ -26,8 +26,9 @@ async def handle_task_query(turn: Turn) -> Answer:
         broadened=state.broadened,
         total=state.page.total if state.page else None,
     )
-    turn.on_content(answer)
-    return Answer(answer, page_data(state))
+    outcome = "listed" if state.page is not None and state.page.items else "empty"
+    tally = {"broadenings": int(bool(state.broadened)), "reflect_retries": state.retries}
+    return Answer(answer, page_data(state), outcome=outcome, tally=tally)
 
 
 def page_data(state: QueryState) -> dict[str, Any]:
@@ -42,6 +43,8 @@ def page_data(state: QueryState) -> dict[str, Any]:
         "items": [task_record(row, state.now) for row in page.items],
         "filter": flt.model_dump(mode="json", exclude_none=True),
         "broadened": list(state.broadened),
+        "explicit_limit": state.lock.explicit,
+        "wants_all": state.lock.wants_all,
     }
 
 

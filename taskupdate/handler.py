@@ -29,6 +29,7 @@ copy's answer, writing nothing: "优先级调低" sent twice lowers the group on
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -37,15 +38,14 @@ from zoneinfo import ZoneInfo
 
 import anyio.to_thread
 from pydantic import ValidationError
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from core import attempts, changes
+from core import changes, resolve, writes
 from core.display import format_when, group_label, task_record
 from core.lexicon import priority_signals
 from core.locale import Locale
-from core.matching import find_matches
 from core.models import Task, TaskChange, TaskUpdate
-from core.store import get_task, task_row, update_task
+from core.store import get_task, task_row
 from core.timeanchor import day_before, deadline_of, resolve_time
 from core.turn import Answer, Turn
 from taskupdate.offline import Correction, read_correction
@@ -153,57 +153,20 @@ def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] 
 # --- the target --------------------------------------------------------------------------------
 
 
-def _named(title: str, words: str) -> bool:
-    return " ".join(words.split()).lower() in " ".join(title.split()).lower()
-
-
 def _target(session: Session, turn: Turn, correction: Correction) -> Task | _Outcome:
-    ids = changes.last_written(turn.messages, turn.seal)
-    rows: list[TaskChange] = []
-    if ids:
-        rows = list(
-            session.exec(
-                select(TaskChange)
-                .where(col(TaskChange.user_id) == turn.user_id, col(TaskChange.id).in_(ids))
-                .order_by(col(TaskChange.id).desc())
-            ).all()
-        )
-    if rows:
-        task_ids = list(dict.fromkeys(r.task_id for r in rows))
-        tasks = [t for t in (get_task(session, turn.user_id, i) for i in task_ids if i is not None) if t is not None]
-        if correction.words:
-            picked = [t for t in tasks if _named(t.title, correction.words)]
-            if len(picked) == 1:
-                return picked[0]
-            if not picked:
-                return _by_words(session, turn, correction.words)
-        if len(task_ids) > 1:
-            if len(tasks) == 1:
-                return tasks[0]
-            if not tasks:
-                return _Outcome("gone")
-            return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in tasks][:SHOWN_CANDIDATES])
-        if not tasks:
-            after = json.loads(rows[0].after)
-            return _Outcome("gone", title=str(after.get("title", "")))
-        return tasks[0]
-    if correction.words:
-        return _by_words(session, turn, correction.words)
-    return _Outcome("nothing")
+    found = resolve.target(session, turn.user_id, correction.words, changes.last_written(turn.messages, turn.seal))
+    if found.kind == "one":
+        return found.task
+    if found.kind == "several":
+        return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in found.tasks][:SHOWN_CANDIDATES])
+    if found.kind == "none":
+        return _Outcome("none", title=correction.words or "")
+    return _Outcome(found.kind, title=found.title)
 
 
-def _by_words(session: Session, turn: Turn, words: str) -> Task | _Outcome:
-    found = find_matches(session, turn.user_id, words, completed=False)
-    if len(found.tasks) == 1:
-        return found.tasks[0]
-    if not found.tasks:
-        return _Outcome("none", title=words)
-    return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in found.tasks][:SHOWN_CANDIDATES])
-
-
-def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
+def _again(session: Session, turn: Turn, change_ids: list[int]) -> _Outcome:
     """The answer of the copy of this attempt that wrote: its change, the task as it is now."""
-    copy = session.get(TaskChange, claim.change_ids[0]) if claim.change_ids else None
+    copy = session.get(TaskChange, change_ids[0]) if change_ids else None
     if copy is None:
         return _Outcome("gone")
     before = json.loads(copy.before) if copy.before else {}
@@ -215,47 +178,30 @@ def _again(session: Session, turn: Turn, claim: attempts.Claim) -> _Outcome:
     return _Outcome("again", record, full_before, after, changed, change_id=copy.id)
 
 
-def _write(session: Session, turn: Turn, correction: Correction, claim: attempts.Claim) -> _Outcome:
-    target = _target(session, turn, correction)
-    if isinstance(target, _Outcome):
-        return target
-    assert target.id is not None
-    session.refresh(target, with_for_update=True)  # PostgreSQL: a concurrent correction waits its turn
-    proposal = _proposal(correction, target, turn)
-    if proposal is None:
-        return _Outcome("unreadable", title=target.title)
-    before = changes.snapshot(target)
-    try:
-        data = TaskUpdate(**proposal)
-    except ValidationError:
-        return _Outcome("unreadable", title=target.title)
-    if all(getattr(target, name) == value for name, value in proposal.items()):
-        record = task_record(task_row(target, now=turn.now), turn.now)
-        return _Outcome("same", record, before, before, [], title=target.title)
-    task = update_task(session, turn.user_id, target.id, data, now=turn.now)
-    assert task is not None
-    change_id = changes.record(
-        session, user_id=turn.user_id, turn_key=turn.turn_key, kind="update", task=task, before=before, now=turn.now
-    )
-    attempts.finish(session, claim, {"changes": [change_id]})
-    after = changes.snapshot(task)
-    changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
-    record = task_record(task_row(task, now=turn.now), turn.now)
-    return _Outcome("written", record, before, after, changed, change_id=change_id)
-
-
 def _decide(turn: Turn, correction: Correction) -> _Outcome:
-    with turn.sessions() as session:
-        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
-        if not claim.owner:
-            session.rollback()
-            return _again(session, turn, claim)
-        outcome = _write(session, turn, correction, claim)
-        if outcome.kind == "written":
-            session.commit()
-        else:
-            session.rollback()  # nothing written: the claim goes too, so a retry decides afresh
-        return outcome
+    with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
+        if w.copy:
+            return _again(w.session, turn, w.claim.change_ids if w.claim else [])
+        found = _target(w.session, turn, correction)
+        target = w.lock(found.id) if isinstance(found, Task) and found.id is not None else None
+        if target is None:
+            return found if isinstance(found, _Outcome) else _Outcome("gone")
+        proposal = _proposal(correction, target, turn)
+        if proposal is None:
+            return _Outcome("unreadable", title=target.title)
+        before = changes.snapshot(target)
+        try:
+            data = TaskUpdate(**proposal)
+        except ValidationError:
+            return _Outcome("unreadable", title=target.title)
+        change_id = w.update(target, data)
+        if change_id is None:
+            record = task_record(task_row(target, now=turn.now), turn.now)
+            return _Outcome("same", record, before, before, [], title=target.title)
+        after = changes.snapshot(target)
+        changed = [name for name in changes.SNAPSHOT_FIELDS if before.get(name) != after.get(name)]
+        record = task_record(task_row(target, now=turn.now), turn.now)
+    return _Outcome("written", record, before, after, changed, change_id=change_id)
 
 
 # --- words -------------------------------------------------------------------------------------
@@ -375,15 +321,14 @@ async def handle_update(turn: Turn) -> Answer:
         if outcome.kind == "unreadable":
             answer = Answer(CLARIFY[turn.locale], {"changed": []})
             turn.trace.emit("update", "end", "没听出要改什么，不改动", {"outcome": "clarify"})
-            turn.on_content(answer.text)
-            return answer
+            return dataclasses.replace(answer, outcome="clarify")
     else:
         found = correction
         outcome = await anyio.to_thread.run_sync(lambda: _decide(turn, found))
     turn.trace.emit("update", "end", f"结果：{outcome.kind}", {"outcome": outcome.kind, "changed": outcome.changed})
     answer = _render(outcome, correction, turn)
-    turn.on_content(answer.text)
-    return answer
+    ids = (outcome.change_id,) if outcome.change_id is not None else ()
+    return dataclasses.replace(answer, change_ids=ids, outcome=outcome.kind)
 
 
 async def explain_update(turn: Turn) -> dict[str, Any]:

@@ -12,13 +12,11 @@ later "撤销" still points at the same write and reads as already undone (there
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import anyio
 
-from core import attempts, changes
-from core.display import format_when, group_label
+from core import changes, writes
 from core.locale import Locale
 from core.turn import Answer, Turn
 
@@ -33,6 +31,7 @@ CLARIFY: dict[Locale, str] = {
     "en": 'Do you want me to undo the task I just saved or changed? If so, just say "undo".',
 }
 
+# The frame around the changes; how each change is told is its kind's (core.kinds).
 _TEXTS: dict[Locale, dict[str, str]] = {
     "zh": {
         "done": "已撤销：{items}",
@@ -41,24 +40,6 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "nothing": "没有可以撤销的操作：这段对话里我还没有替你记下或改动任务。",
         "not_found": "没有找到可以撤销的改动，什么都没有改。",
         "joiner": "；",
-        "create": "新建「{title}」",
-        "create_due": "新建「{title}」（{when} 截止）",
-        "complete": "把「{title}」标记为完成",
-        "reopen": "把「{title}」改回未完成",
-        "update": "修改「{title}」",
-        "update_detail": "修改「{title}」（{fields}）",
-        "field_joiner": "，",
-        "title": "标题改回「{value}」",
-        "priority_group": "改回{value}",
-        "deadline_at": "截止改回 {value}",
-        "urgency_threshold_at": "紧急时间改回 {value}",
-        "none": "无",
-        "gone": "（任务已不在，无需恢复）",
-        "kept": "（{fields}）",
-        "kept_field": "{name}后来又改过，保留了{value}",
-        "kept_names": "标题|优先级|截止时间|紧急时间|完成状态",
-        "open": "未完成",
-        "done_state": "已完成",
     },
     "en": {
         "done": "Undone: {items}",
@@ -67,96 +48,8 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "nothing": "There's nothing to undo: I haven't saved or changed any task in this conversation.",
         "not_found": "I couldn't find a change to undo, so nothing was changed.",
         "joiner": "; ",
-        "create": 'created "{title}"',
-        "create_due": 'created "{title}" (due {when})',
-        "complete": 'marked "{title}" as done',
-        "reopen": 'reopened "{title}"',
-        "update": 'changed "{title}"',
-        "update_detail": 'changed "{title}" ({fields})',
-        "field_joiner": ", ",
-        "title": 'title back to "{value}"',
-        "priority_group": "back to {value}",
-        "deadline_at": "deadline back to {value}",
-        "urgency_threshold_at": "urgent-from back to {value}",
-        "none": "none",
-        "gone": " (the task no longer exists)",
-        "kept": " ({fields})",
-        "kept_field": "{name} was changed again since, kept {value}",
-        "kept_names": "the title|the priority|the deadline|the urgent-from time|its completion",
-        "open": "not done",
-        "done_state": "done",
     },
 }
-
-
-def _when(value: str | None, turn: Turn, locale: Locale) -> str:
-    if value is None:
-        return _TEXTS[locale]["none"]
-    return format_when(datetime.fromisoformat(value), turn.tz, turn.now, locale)
-
-
-def describe(change: changes.ChangeRow, turn: Turn, locale: Locale) -> str:
-    """One change as the user reads it ("新建「买牛奶」（12月1日 周二 18:00 截止）")."""
-    text = _TEXTS[locale]
-    after, before = change.after, change.before or {}
-    if change.kind == "create":
-        deadline = after.get("deadline_at")
-        out = (
-            text["create_due"].format(title=after["title"], when=_when(deadline, turn, locale))
-            if deadline
-            else text["create"].format(title=after["title"])
-        )
-    elif change.kind in ("complete", "reopen"):
-        out = text[change.kind].format(title=before.get("title", after["title"]))
-    else:
-        fields = []
-        for name in ("title", "priority_group", "deadline_at", "urgency_threshold_at"):
-            if name not in before or before[name] == after.get(name) or name in change.kept:
-                continue
-            value = before.get(name)
-            if name == "priority_group":
-                shown = group_label(int(value), locale) if value is not None else text["none"]
-            elif name == "title":
-                shown = str(value)
-            else:
-                shown = _when(value, turn, locale)
-            fields.append(text[name].format(value=shown))
-        title = after["title"]
-        out = (
-            text["update_detail"].format(title=title, fields=text["field_joiner"].join(fields))
-            if fields
-            else text["update"].format(title=title)
-        )
-    if change.effect == "gone":
-        out += text["gone"]
-    if change.kept:
-        out += text["kept"].format(fields=text["field_joiner"].join(_kept(change.kept, turn, locale)))
-    return out
-
-
-_KEPT_ORDER = ("title", "priority_group", "deadline_at", "urgency_threshold_at", "is_completed")
-
-
-def _kept(kept: dict[str, Any], turn: Turn, locale: Locale) -> list[str]:
-    """ "截止时间后来又改过，保留了 12月20日 周日 18:00": each field undo left at its later value."""
-    text = _TEXTS[locale]
-    names = dict(zip(_KEPT_ORDER, text["kept_names"].split("|"), strict=True))
-    out = []
-    for name in _KEPT_ORDER:
-        if name not in kept:
-            continue
-        value = kept[name]
-        if name == "priority_group":
-            shown = group_label(int(value), locale)
-        elif name == "title":
-            shown = f"「{value}」" if locale == "zh" else f'"{value}"'
-        elif name == "is_completed":
-            shown = text["done_state"] if value else text["open"]
-        else:
-            shown = _when(value, turn, locale)
-        space = " " if locale == "zh" and name in ("deadline_at", "urgency_threshold_at") and value else ""
-        out.append(text["kept_field"].format(name=names[name], value=space + shown))
-    return out
 
 
 def render(result: changes.Undone | None, turn: Turn) -> str:
@@ -166,8 +59,9 @@ def render(result: changes.Undone | None, turn: Turn) -> str:
         return text["nothing"]
     if not result.changes:
         return text["not_found"]
+    telling = changes.Telling(locale, turn.tz, turn.now)
     oldest_first = sorted(result.changes, key=lambda c: c.id)
-    items = text["joiner"].join(describe(c, turn, locale) for c in oldest_first)
+    items = text["joiner"].join(changes.tell(c, telling) for c in oldest_first)
     if result.already:
         return text["already"].format(items=items)
     every_kept = all(c.effect == "kept" for c in result.changes)
@@ -176,18 +70,10 @@ def render(result: changes.Undone | None, turn: Turn) -> str:
 
 def _revert(turn: Turn, target: list[int]) -> changes.Undone:
     """Undoes ``target`` once per attempt: a copy of this request answers what the first copy did."""
-    with turn.sessions() as session:
-        claim = attempts.claim(session, user_id=turn.user_id, keys=turn.attempt_keys(), now=turn.now)
-        if not claim.owner and claim.result:
-            session.rollback()
-            return changes.Undone.from_dict(claim.result)
-        undone = changes.undo(session, user_id=turn.user_id, change_ids=target, now=turn.now)
-        if undone.already or not undone.changes or not claim.owner:
-            session.rollback()  # nothing reverted now: no attempt to remember (the claim goes too)
-            return undone
-        attempts.finish(session, claim, undone.as_dict())
-        session.commit()
-        return undone
+    with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
+        if w.copy:
+            return changes.Undone.from_dict(w.prior)
+        return w.revert(target)
 
 
 async def handle_undo(turn: Turn) -> Answer:
@@ -206,12 +92,19 @@ async def handle_undo(turn: Turn) -> Answer:
             else:
                 span.done("没有找到可撤销的改动", target=target)
     answer = render(result, turn)
-    turn.on_content(answer)
     data: dict[str, Any] = {
         "undone": [c.as_dict() for c in result.changes] if result is not None else [],
         "already": bool(result is not None and result.already),
     }
-    return Answer(answer, data)
+    return Answer(answer, data, outcome=_outcome(result))
+
+
+def _outcome(result: changes.Undone | None) -> str:
+    if result is None:
+        return "nothing"
+    if not result.changes:
+        return "not_found"
+    return "already" if result.already else "undone"
 
 
 async def explain_undo(turn: Turn) -> dict[str, Any]:

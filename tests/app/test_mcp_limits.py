@@ -112,9 +112,9 @@ def test_model_tools_count_against_the_model_budget_only_with_a_real_model(
 
 
 def test_the_model_tools_are_the_ones_that_run_a_turn() -> None:
-    """MODEL_TOOLS is data beside the endpoint: it must follow the tools (a tool that starts running a
-    turn, or stops, changes what the model budget counts)."""
-    from app.mcp_server import MODEL_TOOLS, TOOL_TABLE, _Tools
+    """`ToolSpec.uses_model` is data beside each tool: it must follow the tool (a tool that starts running
+    a turn, or stops, changes what the model budget counts)."""
+    from app.mcp_server import MODEL_TOOLS, tool_specs
 
-    runs_a_turn = {name for name in TOOL_TABLE if "_turn" in getattr(_Tools, name).__code__.co_names}
-    assert runs_a_turn == MODEL_TOOLS
+    runs_a_turn = {spec.name for spec in tool_specs() if "turn" in spec.run.__code__.co_names}
+    assert runs_a_turn == MODEL_TOOLS == {"ask_tasks", "capture_note"}

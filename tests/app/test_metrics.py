@@ -17,8 +17,9 @@ from pydantic_ai.exceptions import ModelHTTPError
 from pydantic_ai.messages import ModelMessage, ModelResponse
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
+from app.actions import build_registry
 from app.main import create_app
-from app.metrics import EVENT_RULES, MULTIPROC_ENV, Metrics, rate_limited, reset_multiprocess_dir
+from app.metrics import MULTIPROC_ENV, TALLY_COUNTERS, Metrics, rate_limited, reset_multiprocess_dir
 from core.llm import ModelHub
 from core.trace import Trace
 from support.harness import Harness, make_harness
@@ -39,6 +40,7 @@ FAMILIES = {
     "suikou_notes_deduplicated",
     "suikou_note_near_duplicate_warnings",
     "suikou_rate_limited",
+    "suikou_action_outcomes",
 }
 QUERY = "这周有什么要交的"
 NOTE = "帮我记一下明天下午三点交报告"
@@ -205,9 +207,11 @@ def test_an_absorbed_trace_counts_its_events_not_its_requests_twice() -> None:
     assert metrics.registry.get_sample_value("suikou_provider_requests_total", {"node": "chat"}) == 1
 
 
-@pytest.mark.parametrize("rule", EVENT_RULES, ids=lambda r: f"{r.stage}:{r.status}:{r.counter}")
-def test_every_rule_names_a_counter(rule: Any) -> None:
-    assert hasattr(Metrics(), rule.counter)
+def test_every_declared_tally_moves_a_counter() -> None:
+    """An action's tally names (its metrics labels) and the counters they move agree both ways."""
+    declared = {name for action in build_registry() for name in action.tallies}
+    assert declared == set(TALLY_COUNTERS)
+    assert all(hasattr(Metrics(), counter) for counter in TALLY_COUNTERS.values())
 
 
 WORKER = """

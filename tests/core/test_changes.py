@@ -86,7 +86,7 @@ def test_record_refuses_bad_input(session: Session) -> None:
     with pytest.raises(ValueError):
         changes.record(session, user_id=alice, turn_key="k", kind="update", task=task, before=None, now=NOW)
     with pytest.raises(ValueError):
-        changes.record(session, user_id=alice, turn_key="k", kind="delete", task=task, before=None, now=NOW)  # type: ignore[arg-type]
+        changes.record(session, user_id=alice, turn_key="k", kind="nonsense", task=task, before=None, now=NOW)
 
 
 def test_undo_create_deletes_the_task_and_keeps_the_change(session: Session) -> None:

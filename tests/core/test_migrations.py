@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 import sqlalchemy as sa
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
@@ -58,7 +59,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert list((MIGRATIONS_DIR / "versions").glob("0003_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0004_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0005_*.py"))
-    assert _head() == "0005_attempts_secrets_title_key"
+    assert list((MIGRATIONS_DIR / "versions").glob("0006_*.py"))
+    assert _head() == "0006_change_kinds_as_data"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
@@ -250,3 +252,26 @@ def test_0005_keys_every_existing_title(engine_factory: Callable[[], Engine]) ->
     assert keys == ["istanbul 出差", "été plans", "交报告"]
     _downgrade(engine, "0004_task_changes")
     assert _task_count(engine) == 3
+
+
+def test_0006_takes_any_kind_and_keeps_the_log(engine_factory: Callable[[], Engine]) -> None:
+    """Kinds are data: after 0006 a kind the old CHECK did not list is stored; the rows before are kept."""
+    engine = engine_factory()
+    migrate(engine, "0005_attempts_secrets_title_key")
+    insert = sa.text(
+        "INSERT INTO task_changes (user_id, turn_key, kind, after, created_at) "
+        "SELECT id, 't', :kind, '{}', created_at FROM users"
+    )
+    with engine.begin() as conn:
+        conn.execute(sa.text("INSERT INTO users (name, created_at) VALUES ('alice', :t)"), {"t": "2026-01-01 00:00:00"})
+        conn.execute(insert, {"kind": "create"})
+    with pytest.raises(sa.exc.IntegrityError), engine.begin() as conn:
+        conn.execute(insert, {"kind": "delete"})
+    migrate(engine)
+    with engine.begin() as conn:
+        conn.execute(insert, {"kind": "delete"})
+        kinds = conn.execute(sa.text("SELECT kind FROM task_changes ORDER BY id")).scalars().all()
+    assert kinds == ["create", "delete"]
+    _downgrade(engine, "0005_attempts_secrets_title_key")
+    with engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT kind FROM task_changes")).scalars().all() == ["create"]

@@ -1,0 +1,210 @@
+"""The one write path: every change to a task — from chat, MCP, REST or an import — goes through here.
+
+One :func:`writing` block is one transaction and one attempt::
+
+    with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
+        if w.copy:                       # another copy of this attempt wrote already
+            return answer_from(w.prior)  # ...answer as it did, write nothing
+        task = w.lock(task_id)           # read what to change (a row lock on PostgreSQL)
+        w.complete(task, True)           # validate, write, log — in this transaction
+    w.change_ids                         # committed: the ids the answer carries
+
+The block claims the attempt first (:mod:`core.attempts`, when the author names one), so copies of
+one request write once and read what the first wrote; every write method validates (the task is
+the author's; values pass the models' contract), writes through :mod:`core.store`, and logs the
+change with the fields it touched (:mod:`core.changes`, kinds in :mod:`core.kinds`). On leaving, a
+block that wrote commits (with the attempt's result); one that wrote nothing rolls back, claim
+included, so a retry decides afresh; an error rolls everything back. Nothing else writes tasks or
+the log: the surfaces (chat actions, MCP tools, REST routes) call this.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+from sqlmodel import Session, col, select
+
+from core import attempts, changes, kinds, store
+from core.models import Task, TaskChange, TaskCreate, TaskUpdate
+from core.turn import AttemptKeys, Turn
+
+__all__ = ["Author", "Writer", "author", "chat_author", "writing"]
+
+Surface = Literal["chat", "mcp", "rest", "import"]
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who writes, when, and which attempt this is (None: each call is an attempt of its own)."""
+
+    user_id: int
+    now: datetime
+    turn_key: str  # what the log records as the turn: a chat turn's key, or "<surface>:<id>"
+    attempt: AttemptKeys | None = None
+
+
+def chat_author(turn: Turn) -> Author:
+    return Author(turn.user_id, turn.now, turn.turn_key, turn.attempt_keys())
+
+
+def author(user_id: int, now: datetime, surface: Surface, *, attempt: str | None = None) -> Author:
+    """An author for a surface that is not a chat turn; ``attempt``: a client's idempotency key."""
+    keys = AttemptKeys(f"{surface[:2]}:{attempt}"[:128], None) if attempt else None
+    return Author(user_id, now, f"{surface}:{attempt or uuid.uuid4().hex}", keys)
+
+
+@dataclass
+class Writer:
+    """One transaction's writes (see the module docstring). Never used after its block."""
+
+    session: Session
+    by: Author
+    claim: attempts.Claim | None
+    change_ids: list[int] = field(default_factory=list)
+    created: list[Task] = field(default_factory=list)
+    report: dict[str, Any] = field(default_factory=dict)  # more of the result (e.g. an undo's)
+
+    @property
+    def copy(self) -> bool:
+        """Another copy of this attempt wrote it: answer from :attr:`prior`, write nothing."""
+        return self.claim is not None and not self.claim.owner
+
+    @property
+    def prior(self) -> dict[str, Any]:
+        return self.claim.result if self.claim is not None else {}
+
+    @property
+    def wrote(self) -> bool:
+        return bool(self.change_ids)
+
+    def _check(self) -> None:
+        if self.copy:
+            raise RuntimeError("a copy of an attempt that was written must not write again")
+
+    def _log(self, kind: str, task: Task, before: dict[str, Any] | None, after: dict[str, Any] | None = None) -> int:
+        by = self.by
+        change = changes.record(
+            self.session, user_id=by.user_id, turn_key=by.turn_key, kind=kind, task=task, before=before, now=by.now,
+            after=after,
+        )  # fmt: skip
+        self.change_ids.append(change)
+        return change
+
+    # --- reads for a write --------------------------------------------------------------------
+
+    def lock(self, task_id: int) -> Task | None:
+        """The author's task ``task_id``, locked for this transaction; None for another's or none."""
+        return changes.locked_task(self.session, self.by.user_id, task_id)
+
+    # --- writes -------------------------------------------------------------------------------
+
+    def create(self, data: TaskCreate, *, part: int | None = None) -> Task:
+        """A new task, keyed by this attempt (and its ``part`` of several): a copy finds it."""
+        self._check()
+        key = self.claim.write_key(part) if self.claim is not None else None
+        task, created = store.create_task(self.session, self.by.user_id, data, now=self.by.now, source_key=key)
+        if created:
+            self._log("create", task, None)
+            self.created.append(task)
+        return task
+
+    def update(self, task: Task, data: TaskUpdate) -> int | None:
+        """Sets the fields given in ``data``; the change id, or None when nothing changed."""
+        self._check()
+        self._own(task)
+        assert task.id is not None
+        before = changes.snapshot(task)
+        store.update_task(self.session, self.by.user_id, task.id, data, now=self.by.now)
+        if changes.snapshot(task) == before:
+            return None
+        kind = "update"
+        if set(changes.touched(before, changes.snapshot(task))) == {"is_completed", "completed_at"}:
+            kind = "complete" if task.is_completed else "reopen"
+        return self._log(kind, task, before)
+
+    def complete(self, task: Task, completed: bool = True) -> int | None:
+        """Marks the task done (or not done); None when it already was."""
+        self._check()
+        self._own(task)
+        assert task.id is not None
+        if bool(task.is_completed) == completed:
+            return None
+        before = changes.snapshot(task)
+        store.complete_task(self.session, self.by.user_id, task.id, now=self.by.now, completed=completed)
+        return self._log("complete" if completed else "reopen", task, before)
+
+    def delete(self, tasks: Sequence[Task]) -> list[int]:
+        """Deletes the tasks, each logged whole (its row and the changes that name it), so undo puts
+        it back exactly. Lists and counts never see a deleted task: it is gone from ``tasks``."""
+        self._check()
+        ids: list[int] = []
+        for task in tasks:
+            self._own(task)
+            history = select(TaskChange.id).where(col(TaskChange.user_id) == self.by.user_id)
+            links = list(self.session.exec(history.where(col(TaskChange.task_id) == task.id)))
+            after = {**changes.snapshot(task), "links": [int(i) for i in links if i is not None]}
+            ids.append(self._log("delete", task, kinds.row_of(task), after))
+            self.session.delete(task)
+            self.session.flush()
+        return ids
+
+    def revert(self, change_ids: Sequence[int]) -> changes.Undone:
+        """Undoes the author's changes ``change_ids`` (each by its own kind's inverse)."""
+        self._check()
+        undone = changes.undo(self.session, user_id=self.by.user_id, change_ids=change_ids, now=self.by.now)
+        if undone.changes and not undone.already:
+            self.change_ids.extend(c.id for c in undone.changes)
+            self.report.update(undone.as_dict())
+        return undone
+
+    def _own(self, task: Task) -> None:
+        if task.user_id != self.by.user_id or task not in self.session:
+            raise ValueError("a write takes the author's own task, read in this transaction")
+
+    def result(self) -> dict[str, Any]:
+        return {"changes": self.change_ids, "tasks": [t.id for t in self.created], **self.report}
+
+
+@contextmanager
+def writing(sessions: Callable[[], Session], by: Author) -> Iterator[Writer]:
+    """One transaction and one attempt of writes (see the module docstring)."""
+    with sessions() as session:
+        claim = attempts.claim(session, user_id=by.user_id, keys=by.attempt, now=by.now) if by.attempt else None
+        writer = Writer(session, by, claim)
+        if writer.copy:
+            session.rollback()  # nothing of ours to keep; reads after this see the committed state
+            yield writer
+            return
+        try:
+            yield writer
+        except BaseException:
+            session.rollback()
+            raise
+        if not writer.wrote:
+            # Nothing written: no attempt to remember (the claim goes too). The tasks read stay
+            # readable as read (a rollback would expire them).
+            session.expunge_all()
+            session.rollback()
+            return
+        if claim is not None:
+            result = writer.result()
+            if "undone" in result:  # an undo's result: its report; a change it reverted is no live write
+                result = {k: v for k, v in result.items() if k != "changes"}
+            attempts.finish(session, claim, result)
+        session.commit()
+
+
+def task_ids_of(session: Session, user_id: int, change_ids: Sequence[int]) -> list[int]:
+    """The tasks the user's changes name (in change order), e.g. what the last write touched."""
+    rows = session.exec(
+        select(TaskChange.id, TaskChange.task_id).where(
+            col(TaskChange.user_id) == user_id, col(TaskChange.id).in_(list(change_ids))
+        )
+    ).all()
+    by_id = {cid: tid for cid, tid in rows}
+    return list(dict.fromkeys(by_id[c] for c in change_ids if by_id.get(c) is not None))  # type: ignore[misc]

@@ -1,0 +1,75 @@
+"""The `task_update` action (改一下), as the registry takes it: handler, routing, and `update_task`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import anyio.to_thread
+from pydantic import Field
+
+from core import writes
+from core.action import Action
+from core.models import TaskPublic, TaskUpdate
+from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult, not_found
+from taskupdate.handler import CLARIFY, DESCRIPTION, explain_update, handle_update
+from taskupdate.offline import offline_signal
+
+__all__ = ["ACTION"]
+
+
+async def update_task(
+    ctx: ToolContext,
+    task_id: TaskIdArg,
+    title: Annotated[str | None, Field(description="The new title.")] = None,
+    deadline_at: Annotated[
+        str | None, Field(description="The new deadline, RFC 3339 with an offset, e.g. 2026-12-01T15:00:00+08:00.")
+    ] = None,
+    clear_deadline: Annotated[bool, Field(description="Remove the deadline.")] = False,
+    priority_group: Annotated[
+        int | None, Field(description="1 important+urgent, 2 important, 3 urgent, 4 neither.")
+    ] = None,
+) -> ToolOutput:
+    given = {"title": title, "deadline_at": deadline_at, "priority_group": priority_group}
+    fields: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
+    if clear_deadline:
+        fields["deadline_at"] = None
+    if not fields:
+        raise ToolProblem("nothing to change: pass title, deadline_at, clear_deadline or priority_group")
+    data = TaskUpdate.model_validate(fields)  # a ValidationError reads as REST's 400 message
+
+    def work() -> WriteResult:
+        now = ctx.clock()
+        with writes.writing(ctx.sessions, writes.author(ctx.user_id, now, "mcp")) as w:
+            task = w.lock(task_id)
+            if task is None:
+                raise not_found(task_id)
+            change_id = w.update(task, data)
+        return WriteResult(task=TaskPublic.from_task(task, now=now), change_id=change_id)
+
+    result = await anyio.to_thread.run_sync(work)
+    return ToolOutput(f"updated: {result.task.title}", result)
+
+
+UPDATE_TASK = ToolSpec(
+    "update_task",
+    "Update a task",
+    "Change one task's title, deadline or priority group (only what you pass). Checked as the REST PATCH "
+    "/tasks/{id} checks it. Recorded, so undo reverts it.",
+    update_task,
+    WriteResult,
+    destructive=True,  # it overwrites fields (undo restores them)
+    idempotent=True,
+)
+
+ACTION = Action(
+    "task_update",
+    DESCRIPTION,
+    handle_update,
+    writes=True,
+    clarify=CLARIFY,
+    explain=explain_update,
+    offline=offline_signal,
+    examples=("不对，是下周三", "优先级调高", "标题改成交季度报告", "把交报告改到周五", "no, make it next Wednesday"),
+    tools=(UPDATE_TASK,),
+    outcomes=("written", "again", "same", "ask", "gone", "none", "nothing", "unreadable", "clarify"),
+)
