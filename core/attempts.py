@@ -81,7 +81,8 @@ def _result(raw: str | None) -> dict[str, Any]:
 
 
 def _undone_or_gone(session: Session, user_id: int, change_ids: list[int]) -> bool:
-    """Every change is undone, or its task no longer exists (``task_id`` is set NULL on delete)."""
+    """Every change is undone, or its task no longer exists (``task_id`` is set NULL on delete), but
+    for a deletion's own change."""
     live = session.execute(
         sa.select(sa.func.count())
         .select_from(_CHANGES)
@@ -89,7 +90,8 @@ def _undone_or_gone(session: Session, user_id: int, change_ids: list[int]) -> bo
             _CHANGES.c.user_id == user_id,
             _CHANGES.c.id.in_(change_ids),
             _CHANGES.c.undone_at.is_(None),
-            _CHANGES.c.task_id.is_not(None),
+            # A deletion's task is gone by design: the attempt that deleted it still stands.
+            sa.or_(_CHANGES.c.task_id.is_not(None), _CHANGES.c.kind == "delete"),
         )
     ).scalar_one()
     return int(live) == 0
