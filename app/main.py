@@ -86,7 +86,7 @@ def create_app(
     app.include_router(api_changes.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(readiness.router)
     # POST /mcp; one server per app: a session manager runs once
-    mcp_sessions = mount_mcp(app, mcp_transport_security(guard))
+    mcp_sessions = mount_mcp(app, mcp_transport_security(guard), state.pipeline.registry if state else None)
     app.include_router(playground.router)
     app.include_router(apidocs.router)
 

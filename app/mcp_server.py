@@ -45,6 +45,7 @@ from core.db import find_outage, is_outage
 from core.models import User
 from core.tools import ToolContext, ToolOutput, ToolProblem, ToolSpec
 from core.turn import Turn
+from route.registry import ActionRegistry
 
 INSTRUCTIONS = (
     "Suikou is the user's personal task list (tasks with a title, an Eisenhower priority group 1-4, an "
@@ -201,21 +202,24 @@ _STATE: ContextVar[AppState | None] = ContextVar("suikou_mcp_state", default=Non
 # --- the server: every registered action's tools, and find_tasks ----------------------------------
 
 
-def tool_specs() -> tuple[ToolSpec, ...]:
-    """What the server publishes: find_tasks, then each registered action's tools (app/actions.py)."""
-    return (FIND_TASKS, *build_registry().tools())
+def tool_specs(registry: ActionRegistry | None = None) -> tuple[ToolSpec, ...]:
+    """What the server publishes: find_tasks, then each registered action's tools (the app's
+    registry; by default the composition root's, app/actions.py)."""
+    return (FIND_TASKS, *(registry or build_registry()).tools())
 
 
 # The tools that run a chat turn (and so may call the model): they count against the model budget.
 MODEL_TOOLS = frozenset(spec.name for spec in tool_specs() if spec.uses_model)
 
 
-def make_mcp(state_getter: StateGetter, *, default_tz: str | None = None) -> MCPServer:
+def make_mcp(
+    state_getter: StateGetter, *, default_tz: str | None = None, registry: ActionRegistry | None = None
+) -> MCPServer:
     """The MCP server over `state_getter()`'s service (read per call: the app's state exists only
-    once its lifespan has started)."""
+    once its lifespan has started), publishing `registry`'s tools."""
     built = [
-        tool.model_copy(update={"fn": _bound(spec, state_getter, default_tz)})
-        for spec, tool in zip(tool_specs(), _tool_templates(), strict=True)
+        _template(spec).model_copy(update={"fn": _bound(spec, state_getter, default_tz)})
+        for spec in tool_specs(registry)
     ]
     return MCPServer("suikou", instructions=INSTRUCTIONS, tools=built)
 
@@ -245,20 +249,17 @@ def _bound(spec: ToolSpec, state_getter: StateGetter, default_tz: str | None) ->
 
 
 @cache
-def _tool_templates() -> tuple[Tool, ...]:
-    """The tools' schemas and argument models, built once per process (10 ms: every `create_app`
-    would pay it); `make_mcp` binds copies to its own state."""
-    built = []
-    for spec in tool_specs():
-        template = _bound(spec, _no_state, None)
-        tool = Tool.from_function(
-            template, name=spec.name, title=spec.title, description=spec.description, annotations=_annotations(spec)
-        )
-        if spec is FIND_TASKS:
-            tool.parameters = FindTasksFilters.model_json_schema()  # what tools/list publishes
-            tool.fn_metadata.arg_model = _RawArguments  # read live per call (FuncMetadata's docstring)
-        built.append(tool)
-    return tuple(built)
+def _template(spec: ToolSpec) -> Tool:
+    """A tool's schema and argument model, built once per process and spec (10 ms for all: every
+    `create_app` would pay it); `make_mcp` binds a copy to its own state."""
+    template = _bound(spec, _no_state, None)
+    tool = Tool.from_function(
+        template, name=spec.name, title=spec.title, description=spec.description, annotations=_annotations(spec)
+    )
+    if spec is FIND_TASKS:
+        tool.parameters = FindTasksFilters.model_json_schema()  # what tools/list publishes
+        tool.fn_metadata.arg_model = _RawArguments  # read live per call (FuncMetadata's docstring)
+    return tool
 
 
 def _no_state() -> AppState:
@@ -338,14 +339,16 @@ def _model_tool_calls(body: bytes) -> int:
     )
 
 
-def mount_mcp(app: FastAPI, transport_security: TransportSecuritySettings) -> StreamableHTTPSessionManager:
+def mount_mcp(
+    app: FastAPI, transport_security: TransportSecuritySettings, registry: ActionRegistry | None = None
+) -> StreamableHTTPSessionManager:
     """Serves the MCP server at exactly `/mcp` (no `/mcp/` redirect, which some clients do not follow)
     and returns its session manager, whose `run()` the app's lifespan must enter.
 
     `transport_security`: the SDK's Host and Origin check, with the app's own list
     (app.guard.mcp_transport_security): the guard in front of every route has already checked them."""
     getter: StateGetter = lambda: app.state.suikou  # noqa: E731 - the state exists once the lifespan ran
-    server = make_mcp(getter)
+    server = make_mcp(getter, registry=registry)
     server.streamable_http_app(
         # Stateless: each POST stands alone, so any worker can serve it and no session outlives its key.
         stateless_http=True,

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BaseModel, Field
 from sqlmodel import Session
@@ -74,7 +74,6 @@ class ToolSpec:
     idempotent: bool = False
     # Runs a turn of an action (a model may be asked): counted against the model rate limit.
     uses_model: bool = False
-    extra: dict[str, Any] | None = None
 
 
 class TaskItem(BaseModel):

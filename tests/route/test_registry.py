@@ -6,17 +6,19 @@ import re
 import typing
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, ToolCallPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from app.actions import build_registry
 from app.explain import explain
 from core.llm import ModelHub
-from core.turn import Answer, HistoryTurn, Turn, TurnConfig
+from core.tools import ToolContext, ToolOutput, ToolSpec
+from core.trace import TurnResult
+from core.turn import Answer, ChatText, HistoryTurn, Turn, TurnConfig
 from route.pipeline import GENERIC_CLARIFY, Pipeline
 from route.registry import Action, ActionRegistry, OfflineSignal
 from route.router import Router
@@ -38,12 +40,29 @@ async def _explain_weather(turn: Turn) -> dict[str, Any]:
     return {"forecast": {"when": turn.text}}
 
 
+class Forecast(BaseModel):
+    city: str
+    sky: str
+
+
+async def _forecast_tool(
+    ctx: ToolContext, city: Annotated[str, Field(description="Which city, e.g. 'Shanghai'.")]
+) -> ToolOutput:
+    return ToolOutput(f"{city}: clear", Forecast(city=city, sky="clear"))
+
+
+FORECAST = ToolSpec("forecast", "Weather forecast", "Tomorrow's sky in a city. Reads only.", _forecast_tool, Forecast,
+                    read_only=True, idempotent=True)  # fmt: skip
+
+
 def weather_action(replies: list[str] | None = None) -> Action:
+    """A complete action, as its own package would declare it: handler, routing, explain, an MCP tool,
+    its metrics labels. The pipeline delivers its answer."""
+
     async def handle(turn: Turn) -> Answer:
         text = f"晴，{turn.text}"
         (replies if replies is not None else []).append(text)
-        turn.on_content(text)
-        return Answer(text, {"sky": "clear"})
+        return Answer(text, {"sky": "clear"}, outcome="forecast")
 
     return Action(
         "weather",
@@ -51,6 +70,9 @@ def weather_action(replies: list[str] | None = None) -> Action:
         handle,
         explain=_explain_weather,
         offline=_weather_rule,
+        examples=("明天下雨吗", "今天气温多少"),
+        tools=(FORECAST,),
+        outcomes=("forecast",),
     )
 
 
@@ -62,7 +84,12 @@ def test_builtin_registry() -> None:
     registry = build_registry()
     assert registry.names() == BUILTIN
     assert registry.fallback == "chat" and "chat" in registry
-    assert [a.name for a in registry if a.writes] == ["quick_note_create", "task_complete", "task_update", "undo"]
+    assert [a.name for a in registry if a.writes] == [
+        "quick_note_create",
+        "task_complete",
+        "task_update",
+        "undo",
+    ]
 
 
 def test_decision_model_action_is_a_literal_of_the_registered_names() -> None:
@@ -222,3 +249,34 @@ async def test_an_unsure_write_answers_that_actions_own_question(
     assert (answer.action, answer.content, ran) == ("chat", "要归档哪个？", [])
     english = await h.ask("archive the old ones please")
     assert (english.content, ran) == (GENERIC_CLARIFY["en"], [])  # no English wording declared
+
+
+async def test_a_registered_actions_tool_is_published_over_mcp_and_its_outcome_counted(
+    database_url: str, harness_with: list[Harness]
+) -> None:
+    """Registration is the one line: the action's tool reaches MCP, its outcome reaches metrics."""
+    from mcp import Client
+
+    from app.mcp_server import CALLER, make_mcp
+
+    registry = build_registry()
+    registry.register(weather_action())
+    h = make_harness(database_url)
+    harness_with.append(h)
+    h.state.pipeline = Pipeline(registry)
+    token = CALLER.set(h.user())
+    try:
+        async with Client(make_mcp(lambda: h.state, registry=registry), cache=None) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            result = await client.call_tool("forecast", {"city": "Shanghai"})
+    finally:
+        CALLER.reset(token)
+    assert listed["forecast"].annotations is not None and listed["forecast"].annotations.read_only_hint
+    assert {"ask_tasks", "find_tasks"} <= set(listed)
+    assert result.structured_content == {"city": "Shanghai", "sky": "clear"}
+
+    turn = h.state.new_turn(
+        [ChatText("user", "明天下雨吗")], user_id=h.user(), tz="Asia/Shanghai", client_message_id=None
+    )
+    await h.state.pipeline.run(turn)
+    assert turn.trace.result == TurnResult("weather", "offline", "forecast", {})
