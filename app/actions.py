@@ -10,6 +10,7 @@ from quicknote.action import ACTION as QUICK_NOTE
 from route.chat import CHAT_ACTION
 from route.registry import ActionRegistry
 from taskcomplete.action import ACTION as TASK_COMPLETE
+from taskdelete.action import ACTION as TASK_DELETE
 from taskquery.action import ACTION as TASK_QUERY
 from taskupdate.action import ACTION as TASK_UPDATE
 from undo.action import ACTION as UNDO
@@ -22,5 +23,6 @@ def build_registry() -> ActionRegistry:
     registry.register(TASK_QUERY)
     registry.register(TASK_COMPLETE)
     registry.register(TASK_UPDATE)
+    registry.register(TASK_DELETE)
     registry.register(UNDO)
     return registry

@@ -23,7 +23,7 @@ from app.mcp_server import CALLER, make_mcp
 from support.harness import Harness
 from support.live import serve
 
-TOOLS = {"ask_tasks", "find_tasks", "capture_note", "complete_task", "update_task", "undo"}
+TOOLS = {"ask_tasks", "find_tasks", "capture_note", "complete_task", "update_task", "delete_tasks", "undo"}
 MODES = ["auto", "legacy"]
 
 

@@ -24,7 +24,7 @@ from route.registry import Action, ActionRegistry, OfflineSignal
 from route.router import Router
 from support.harness import Harness, make_harness
 
-BUILTIN = ["chat", "quick_note_create", "task_query", "task_complete", "task_update", "undo"]
+BUILTIN = ["chat", "quick_note_create", "task_query", "task_complete", "task_update", "task_delete", "undo"]
 
 
 async def _noop(turn: Turn) -> Answer:
@@ -88,6 +88,7 @@ def test_builtin_registry() -> None:
         "quick_note_create",
         "task_complete",
         "task_update",
+        "task_delete",
         "undo",
     ]
 
@@ -272,7 +273,7 @@ async def test_a_registered_actions_tool_is_published_over_mcp_and_its_outcome_c
     finally:
         CALLER.reset(token)
     assert listed["forecast"].annotations is not None and listed["forecast"].annotations.read_only_hint
-    assert {"ask_tasks", "find_tasks"} <= set(listed)
+    assert {"ask_tasks", "delete_tasks", "find_tasks"} <= set(listed)
     assert result.structured_content == {"city": "Shanghai", "sky": "clear"}
 
     turn = h.state.new_turn(
