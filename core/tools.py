@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated
 
+import anyio.to_thread
 from pydantic import BaseModel, Field
 from sqlmodel import Session
 
-from core.models import TaskPublic
+from core import writes
+from core.models import Task, TaskPublic
 from core.turn import Turn
+from core.writes import Writer
 
 __all__ = [
     "INT32_MAX",
@@ -96,3 +99,19 @@ class WriteResult(BaseModel):
 
 def not_found(task_id: int) -> ToolProblem:
     return ToolProblem(f"task {task_id} not found")
+
+
+async def write_one(ctx: ToolContext, task_id: int, write: Callable[[Writer, Task], int | None]) -> WriteResult:
+    """One task's write by id, through the write path, on a worker thread: ``write(writer, task)``
+    returns its change id (None: nothing changed); a task that is not the caller's is not found."""
+
+    def work() -> WriteResult:
+        now = ctx.clock()
+        with writes.writing(ctx.sessions, writes.author(ctx.user_id, now, "mcp")) as w:
+            task = w.lock(task_id)
+            if task is None:
+                raise not_found(task_id)
+            change_id = write(w, task)
+        return WriteResult(task=TaskPublic.from_task(task, now=now), change_id=change_id)
+
+    return await anyio.to_thread.run_sync(work)

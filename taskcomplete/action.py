@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import anyio.to_thread
 from pydantic import Field
 
-from core import writes
 from core.action import Action
-from core.models import TaskPublic
-from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolSpec, WriteResult, not_found
+from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolSpec, WriteResult, write_one
 from taskcomplete.handler import CLARIFY, DESCRIPTION, explain_complete, handle_complete
 from taskcomplete.offline import offline_signal
 
@@ -22,16 +19,7 @@ async def complete_task(
     task_id: TaskIdArg,
     completed: Annotated[bool, Field(description="False reopens the task.")] = True,
 ) -> ToolOutput:
-    def work() -> WriteResult:
-        now = ctx.clock()
-        with writes.writing(ctx.sessions, writes.author(ctx.user_id, now, "mcp")) as w:
-            task = w.lock(task_id)
-            if task is None:
-                raise not_found(task_id)
-            change_id = w.complete(task, completed)
-        return WriteResult(task=TaskPublic.from_task(task, now=now), change_id=change_id)
-
-    result = await anyio.to_thread.run_sync(work)
+    result = await write_one(ctx, task_id, lambda w, task: w.complete(task, completed))
     return ToolOutput(f"{'completed' if completed else 'reopened'}: {result.task.title}", result)
 
 

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import anyio.to_thread
 from pydantic import Field
 
-from core import writes
 from core.action import Action
-from core.models import TaskPublic, TaskUpdate
-from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult, not_found
+from core.models import TaskUpdate
+from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult, write_one
 from taskupdate.handler import CLARIFY, DESCRIPTION, explain_update, handle_update
 from taskupdate.offline import offline_signal
 
@@ -37,16 +35,7 @@ async def update_task(
         raise ToolProblem("nothing to change: pass title, deadline_at, clear_deadline or priority_group")
     data = TaskUpdate.model_validate(fields)  # a ValidationError reads as REST's 400 message
 
-    def work() -> WriteResult:
-        now = ctx.clock()
-        with writes.writing(ctx.sessions, writes.author(ctx.user_id, now, "mcp")) as w:
-            task = w.lock(task_id)
-            if task is None:
-                raise not_found(task_id)
-            change_id = w.update(task, data)
-        return WriteResult(task=TaskPublic.from_task(task, now=now), change_id=change_id)
-
-    result = await anyio.to_thread.run_sync(work)
+    result = await write_one(ctx, task_id, lambda w, task: w.update(task, data))
     return ToolOutput(f"updated: {result.task.title}", result)
 
 
