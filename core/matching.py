@@ -71,8 +71,9 @@ def _scoped(user_id: int, completed: bool) -> list[sa.ColumnElement[bool]]:
     return [col(Task.user_id) == user_id, col(Task.is_completed) == completed]
 
 
-def find_matches(session: Session, user_id: int, words: str, *, completed: bool) -> Match:
-    """The user's tasks (completed or not, as asked) that ``words`` names; see the module docstring."""
+def find_matches(session: Session, user_id: int, words: str, *, completed: bool, similar: bool = True) -> Match:
+    """The user's tasks (completed or not, as asked) that ``words`` names; see the module docstring.
+    ``similar=False``: only the exact and contains tiers (no scoring scan)."""
     needle = " ".join(words.split()).lower()
     if not needle:
         return Match("none", [])
@@ -89,7 +90,7 @@ def find_matches(session: Session, user_id: int, words: str, *, completed: bool)
         return Match("contains", _order(contained))
 
     wanted = sorted(grams(needle))[:GRAM_CAP]
-    if not wanted:
+    if not wanted or not similar:
         return Match("none", [])
     candidates = session.exec(
         select(Task)

@@ -43,7 +43,9 @@ class Resolved:
 
 def resolve(session: Session, user_id: int, words: str) -> Resolved:
     """The user's task(s) ``words`` names, open or done (see the module docstring)."""
-    open_, done = (find_matches(session, user_id, words, completed=state) for state in (False, True))
+    open_ = find_matches(session, user_id, words, completed=False)
+    # A done task that is only alike can't beat an open one the words contain: no scoring scan then.
+    done = find_matches(session, user_id, words, completed=True, similar=open_.tier in ("similar", "none"))
     best = min(_RANK[open_.tier], _RANK[done.tier])
     if best == _RANK["none"]:
         return Resolved("none")

@@ -773,8 +773,11 @@ def _set_completed(task: Task, completed: bool, now: datetime) -> bool:
 def update_task(session: Session, user_id: int, task_id: int, data: TaskUpdate, *, now: datetime) -> Task | None:
     """Apply the fields set in ``data``; ``None`` when the task is missing or not the user's."""
     task = get_task(session, user_id, task_id)
-    if task is None:
-        return None
+    return apply_update(session, task, data, now=now) if task is not None else None
+
+
+def apply_update(session: Session, task: Task, data: TaskUpdate, *, now: datetime) -> Task:
+    """Apply the fields set in ``data`` to a task already read (and checked) in this session."""
     changes = data.model_dump(exclude_unset=True)
     completed = changes.pop("is_completed", None)
     for name in ("title", "priority_group"):  # required fields cannot be cleared
@@ -791,7 +794,7 @@ def update_task(session: Session, user_id: int, task_id: int, data: TaskUpdate, 
     session.flush()
     if "title" in changes:
         assert task.id is not None
-        titlegrams.reindex_task(session, user_id, task.id, task.title)
+        titlegrams.reindex_task(session, task.user_id, task.id, task.title)
     return task
 
 
@@ -800,8 +803,11 @@ def complete_task(
 ) -> Task | None:
     """Mark done (or not done). Completing an already completed task keeps its completed_at."""
     task = get_task(session, user_id, task_id)
-    if task is None:
-        return None
+    return apply_completion(session, task, completed, now=now) if task is not None else None
+
+
+def apply_completion(session: Session, task: Task, completed: bool, *, now: datetime) -> Task:
+    """Marks a task already read (and checked) in this session done or not done."""
     if _set_completed(task, completed, now):
         task.updated_at = now
         session.add(task)
@@ -824,6 +830,8 @@ __all__ = [
     "TaskFilter",
     "TaskPage",
     "TaskRow",
+    "apply_completion",
+    "apply_update",
     "complete_task",
     "create_task",
     "delete_task",

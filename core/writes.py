@@ -119,7 +119,7 @@ class Writer:
         self._own(task)
         assert task.id is not None
         before = changes.snapshot(task)
-        store.update_task(self.session, self.by.user_id, task.id, data, now=self.by.now)
+        store.apply_update(self.session, task, data, now=self.by.now)
         if changes.snapshot(task) == before:
             return None
         kind = "update"
@@ -135,7 +135,7 @@ class Writer:
         if bool(task.is_completed) == completed:
             return None
         before = changes.snapshot(task)
-        store.complete_task(self.session, self.by.user_id, task.id, now=self.by.now, completed=completed)
+        store.apply_completion(self.session, task, completed, now=self.by.now)
         return self._log("complete" if completed else "reopen", task, before)
 
     def delete(self, tasks: Sequence[Task]) -> list[int]:

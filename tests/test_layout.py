@@ -97,6 +97,8 @@ _WRITE_PRIMITIVES = {
     "core.store.update_task",
     "core.store.complete_task",
     "core.store.delete_task",
+    "core.store.apply_update",
+    "core.store.apply_completion",
     "core.changes.record",
     "core.changes.undo",
 }
