@@ -13,7 +13,7 @@ from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, Field
 from sqlmodel import col, select
 
-from app.api_tasks import INT32_MAX, IdempotencyKey
+from app.api_tasks import INT32_MAX, AttemptDep
 from app.deps import CurrentUser, SessionDep, StateDep, TimezoneDep
 from app.errors import NotFound, error_responses
 from core import changes, writes
@@ -92,20 +92,20 @@ def list_changes(
     return ChangeList(items=[_out(r, telling) for r in rows])
 
 
-@router.post("/{change_id}/revert", response_model=Reverted, responses=error_responses(400, 401, 404, 500, 503))
+@router.post("/{change_id}/revert", response_model=Reverted, responses=error_responses(400, 401, 404, 409, 500, 503))
 def revert(
     change_id: ChangeId,
     user: CurrentUser,
     state: StateDep,
     tz: TimezoneDep,
+    attempt: AttemptDep,
     lang: Lang = "zh",
-    idempotency_key: IdempotencyKey = None,
 ) -> Reverted:
     """Takes the change back by its own inverse (later edits to other fields are kept). A second revert
     changes nothing and says `already`; another user's change is a 404."""
     assert user.id is not None
     now = state.clock()
-    with writes.writing(state.session, writes.author(user.id, now, "rest", attempt=idempotency_key)) as w:
+    with writes.writing(state.session, attempt.author(user.id, now)) as w:
         undone = changes.Undone.from_dict(w.prior) if w.copy else w.revert([change_id])
     if not undone.changes:
         raise NotFound(f"No change with id {change_id}.", param="change_id")

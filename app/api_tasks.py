@@ -7,11 +7,13 @@ back with `POST /changes/{id}/revert`; an `Idempotency-Key` makes a retry change
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Header, Path, Query, status
+from fastapi import APIRouter, Depends, Header, Path, Query, Request, status
 from fastapi.responses import Response
 from pydantic import BaseModel, Field, WithJsonSchema
 from sqlmodel import col, select
@@ -51,9 +53,10 @@ Keyword = Annotated[
 
 # What each kind of operation may answer besides success; the document lists exactly these.
 LIST_ERRORS = error_responses(400, 401, 500, 503)
-BODY_ERRORS = error_responses(400, 401, 413, 415, 500, 503)
+BODY_ERRORS = error_responses(400, 401, 409, 413, 415, 500, 503)
 ONE_TASK_ERRORS = error_responses(400, 401, 404, 500, 503)
-ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 413, 415, 500, 503)
+ONE_TASK_WRITE_ERRORS = error_responses(400, 401, 404, 409, 500, 503)
+ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 409, 413, 415, 500, 503)
 
 
 class TaskList(BaseModel):
@@ -140,6 +143,28 @@ IdempotencyKey = Annotated[
 ]
 
 
+@dataclass(frozen=True)
+class Attempt:
+    """A write request's `Idempotency-Key` and a digest of the request it came with: a copy under the
+    same key must be the same request (route and body), else it is a 409 (core.attempts.KeyReused)."""
+
+    key: str | None
+    request: str
+
+    def author(self, user_id: int, now: datetime) -> writes.Author:
+        return writes.author(user_id, now, "rest", attempt=self.key, request=self.request)
+
+
+async def _attempt(request: Request, idempotency_key: IdempotencyKey = None) -> Attempt:
+    digest = hashlib.sha256(f"{request.method} {request.url.path}\n".encode())
+    if idempotency_key:
+        digest.update(await request.body())
+    return Attempt(idempotency_key, digest.hexdigest())
+
+
+AttemptDep = Annotated[Attempt, Depends(_attempt)]
+
+
 class TaskWritten(TaskPublic):
     """A task as a write left it, with the change that write made."""
 
@@ -175,11 +200,11 @@ def _prior(w: writes.Writer, user_id: int) -> tuple[Task, int | None]:
     responses={**BODY_ERRORS, **_created(201)},
 )
 def create(
-    body: TaskCreate, user: CurrentUser, state: StateDep, response: Response, idempotency_key: IdempotencyKey = None
+    body: TaskCreate, user: CurrentUser, state: StateDep, response: Response, attempt: AttemptDep
 ) -> TaskWritten:
     assert user.id is not None
     now = state.clock()
-    with writes.writing(state.session, writes.author(user.id, now, "rest", attempt=idempotency_key)) as w:
+    with writes.writing(state.session, attempt.author(user.id, now)) as w:
         if w.copy:
             task, change_id = _prior(w, user.id)
         else:
@@ -198,12 +223,12 @@ def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDe
 
 
 def _write_one(
-    task_id: int, user: User, state: AppState, key: str | None, write: Callable[[writes.Writer, Task], int | None]
+    task_id: int, user: User, state: AppState, attempt: Attempt, write: Callable[[writes.Writer, Task], int | None]
 ) -> tuple[Task, int | None, datetime]:
     """One task's write, through the write path: its task (404 when not the caller's) and change."""
     assert user.id is not None
     now = state.clock()
-    with writes.writing(state.session, writes.author(user.id, now, "rest", attempt=key)) as w:
+    with writes.writing(state.session, attempt.author(user.id, now)) as w:
         if w.copy:
             task, change_id = _prior(w, user.id)
             return task, change_id, now
@@ -221,9 +246,9 @@ def update(
     user: CurrentUser,
     state: StateDep,
     response: Response,
-    idempotency_key: IdempotencyKey = None,
+    attempt: AttemptDep,
 ) -> TaskWritten:
-    task, change_id, now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.update(t, body))
+    task, change_id, now = _write_one(task_id, user, state, attempt, lambda w, t: w.update(t, body))
     return _answer(task, change_id, now, response)
 
 
@@ -233,20 +258,23 @@ def complete(
     user: CurrentUser,
     state: StateDep,
     response: Response,
+    attempt: AttemptDep,
     body: CompleteBody | None = None,
-    idempotency_key: IdempotencyKey = None,
 ) -> TaskWritten:
     done = (body or CompleteBody()).completed
-    task, change_id, now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.complete(t, done))
+    task, change_id, now = _write_one(task_id, user, state, attempt, lambda w, t: w.complete(t, done))
     return _answer(task, change_id, now, response)
 
 
 @router.delete(
     "/{task_id}",
     status_code=status.HTTP_204_NO_CONTENT,
-    responses={**ONE_TASK_ERRORS, status.HTTP_204_NO_CONTENT: {"description": "Deleted.", "headers": _CHANGE_DOC}},
+    responses={
+        **ONE_TASK_WRITE_ERRORS,
+        status.HTTP_204_NO_CONTENT: {"description": "Deleted.", "headers": _CHANGE_DOC},
+    },
 )
-def delete(task_id: TaskId, user: CurrentUser, state: StateDep, idempotency_key: IdempotencyKey = None) -> Response:
-    _task, change_id, _now = _write_one(task_id, user, state, idempotency_key, lambda w, t: w.delete([t])[0])
+def delete(task_id: TaskId, user: CurrentUser, state: StateDep, attempt: AttemptDep) -> Response:
+    _task, change_id, _now = _write_one(task_id, user, state, attempt, lambda w, t: w.delete([t])[0])
     headers = {CHANGE_HEADER: str(change_id)} if change_id is not None else {}
     return Response(status_code=status.HTTP_204_NO_CONTENT, headers=headers)

@@ -31,6 +31,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as AsgiMessage
 
+from core.attempts import KeyReused
 from core.db import is_outage, outage_summary
 
 log = logging.getLogger("suikou")
@@ -76,6 +77,13 @@ class Forbidden(ApiError):
 class NotFound(ApiError):
     status = 404
     code = "not_found"
+
+
+class IdempotencyKeyReused(ApiError):
+    """An `Idempotency-Key` sent again with another request (core.attempts.KeyReused)."""
+
+    status = 409  # a conflict with what the key already names (422 stays FastAPI's validation status)
+    code = "idempotency_key_reused"
 
 
 class PayloadTooLarge(ApiError):
@@ -184,6 +192,8 @@ _ERROR_DOCS: dict[int, str] = {
     404: "No such resource.",
     413: "The request body is larger than the configured limit.",
     415: "The request body is not JSON.",
+    409: "The `Idempotency-Key` was first sent with a different request (another route or body); a retry "
+    "must repeat the request exactly, a new write needs a new key.",
     421: "The `Host` header names a host this server does not answer to (DNS rebinding protection); list "
     "the server's names in `SUIKOU_ALLOWED_HOSTS`.",
     429: "Over this API key's rate limit, or too many open streams for it (only when limits are configured).",
@@ -235,6 +245,13 @@ def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ApiError)
     async def api_error(_request: Request, exc: ApiError) -> JSONResponse:
         return exc.response()
+
+    @app.exception_handler(KeyReused)
+    async def key_reused(_request: Request, _exc: KeyReused) -> JSONResponse:
+        return IdempotencyKeyReused(
+            "This Idempotency-Key was first sent with a different request; use a new key for a new write.",
+            param="Idempotency-Key",
+        ).response()
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_request: Request, exc: RequestValidationError) -> JSONResponse:

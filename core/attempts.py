@@ -27,6 +27,7 @@ gone). A client's own message id never goes stale by time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
@@ -42,6 +43,22 @@ from core.turn import AttemptKeys
 
 _ATTEMPTS = WriteAttempt.__table__  # type: ignore[attr-defined]
 _CHANGES = TaskChange.__table__  # type: ignore[attr-defined]
+
+
+# Room in ``tasks.source_key`` (128) for what :meth:`Claim.write_key` appends ("/<generation>#<part>").
+MAX_KEY = 100
+
+
+class KeyReused(Exception):
+    """The attempt's key was first used for a different request (another route, another body)."""
+
+
+def stored_key(raw: str) -> str:
+    """An attempt key as stored: as given when short, else its head and a digest (a plain cut would
+    make two long keys that share a prefix one attempt)."""
+    if len(raw) <= MAX_KEY:
+        return raw
+    return f"{raw[:24]}~{hashlib.sha256(raw.encode('utf-8', 'surrogatepass')).hexdigest()}"
 
 
 @dataclass(frozen=True)
@@ -110,7 +127,7 @@ def claim(session: Session, *, user_id: int, keys: AttemptKeys, now: datetime) -
 
     Call it first in the transaction that writes (before reading what to change): a copy that has
     to wait for another then reads what that one committed."""
-    key = keys.key[:128]
+    key = stored_key(keys.key)
     inserted = session.execute(
         _insert(session)(_ATTEMPTS)
         .values(user_id=user_id, key=key, generation=0, claimed_at=now, result=None)
@@ -149,7 +166,7 @@ def finish(session: Session, claim: Claim, result: dict[str, Any]) -> None:
 def peek(session: Session, *, user_id: int, keys: AttemptKeys, now: datetime) -> Claim | None:
     """The standing claim of an earlier copy of this attempt, without claiming anything (a cheap
     check before the model calls of a note); None when this attempt is still to be made."""
-    key = keys.key[:128]
+    key = stored_key(keys.key)
     columns = (_ATTEMPTS.c.id, _ATTEMPTS.c.generation, _ATTEMPTS.c.claimed_at, _ATTEMPTS.c.result)
     row = session.execute(
         sa.select(*columns).where(_ATTEMPTS.c.user_id == user_id, _ATTEMPTS.c.key == key)
@@ -159,4 +176,4 @@ def peek(session: Session, *, user_id: int, keys: AttemptKeys, now: datetime) ->
     return Claim(row.id, key, False, row.generation, _result(row.result))
 
 
-__all__ = ["Claim", "claim", "finish", "peek"]
+__all__ = ["MAX_KEY", "Claim", "KeyReused", "claim", "finish", "peek", "stored_key"]

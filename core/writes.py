@@ -46,16 +46,22 @@ class Author:
     now: datetime
     turn_key: str  # what the log records as the turn: a chat turn's key, or "<surface>:<id>"
     attempt: AttemptKeys | None = None
+    # What the attempt's key was given for (a digest of the request): a copy must match it.
+    request: str | None = None
 
 
 def chat_author(turn: Turn) -> Author:
     return Author(turn.user_id, turn.now, turn.turn_key, turn.attempt_keys())
 
 
-def author(user_id: int, now: datetime, surface: Surface, *, attempt: str | None = None) -> Author:
-    """An author for a surface that is not a chat turn; ``attempt``: a client's idempotency key."""
-    keys = AttemptKeys(f"{surface[:2]}:{attempt}"[:128], None) if attempt else None
-    return Author(user_id, now, f"{surface}:{attempt or uuid.uuid4().hex}", keys)
+def author(
+    user_id: int, now: datetime, surface: Surface, *, attempt: str | None = None, request: str | None = None
+) -> Author:
+    """An author for a surface that is not a chat turn; ``attempt``: a client's idempotency key,
+    ``request``: a digest of the request it was sent with (a copy with another raises KeyReused)."""
+    keys = AttemptKeys(attempts.stored_key(f"{surface[:2]}:{attempt}"), None) if attempt else None
+    turn_key = f"{surface}:{attempts.stored_key(attempt) if attempt else uuid.uuid4().hex}"
+    return Author(user_id, now, turn_key, keys, request if attempt else None)
 
 
 @dataclass
@@ -167,7 +173,8 @@ class Writer:
             raise ValueError("a write takes the author's own task, read in this transaction")
 
     def result(self) -> dict[str, Any]:
-        return {"changes": self.change_ids, "tasks": [t.id for t in self.created], **self.report}
+        request = {"request": self.by.request} if self.by.request is not None else {}
+        return {"changes": self.change_ids, "tasks": [t.id for t in self.created], **request, **self.report}
 
 
 @contextmanager
@@ -178,6 +185,8 @@ def writing(sessions: Callable[[], Session], by: Author) -> Iterator[Writer]:
         writer = Writer(session, by, claim)
         if writer.copy:
             session.rollback()  # nothing of ours to keep; reads after this see the committed state
+            if by.request is not None and writer.prior.get("request", by.request) != by.request:
+                raise attempts.KeyReused(by.attempt.key if by.attempt else "")
             yield writer
             return
         try:

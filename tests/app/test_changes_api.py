@@ -92,6 +92,40 @@ def test_an_idempotency_key_makes_a_retry_write_nothing_more(harness: Harness, c
     assert len(harness.changes("create")) == 1
 
 
+def test_an_idempotency_key_sent_with_another_request_is_a_409(harness: Harness, client: TestClient) -> None:
+    """A key names one request (route and body): reusing it elsewhere writes nothing and says why,
+    instead of answering with what the first request wrote (a 404 for a task it never named)."""
+    task = created(client)
+    key = {"Idempotency-Key": "k-1"}
+    assert client.delete(f"/tasks/{task['id']}", headers=key).status_code == 204
+    reused = [
+        client.post("/tasks", json={"title": "另一件事"}, headers=key),
+        client.post(f"/tasks/{task['id']}/complete", headers=key),
+        client.delete(f"/tasks/{task['id'] + 1}", headers=key),
+    ]
+    assert [r.status_code for r in reused] == [409, 409, 409]
+    assert reused[0].json()["error"]["code"] == "idempotency_key_reused"
+    assert reused[0].json()["error"]["param"] == "Idempotency-Key"
+    assert client.get("/tasks").json()["total"] == 0
+    first = client.post("/tasks", json={"title": "买牛奶"}, headers={"Idempotency-Key": "k-2"})
+    other_body = client.post("/tasks", json={"title": "买面包"}, headers={"Idempotency-Key": "k-2"})
+    assert (first.status_code, other_body.status_code) == (201, 409)
+    assert [t["title"] for t in client.get("/tasks").json()["items"]] == ["买牛奶"]
+
+
+def test_long_idempotency_keys_fit_the_columns_and_stay_distinct(harness: Harness, client: TestClient) -> None:
+    """Keys up to the documented 200 characters: stored as a digest past 100, never cut (two keys that
+    share a long prefix are two attempts), and the task's source key fits its 128-character column."""
+    head = "x" * 150
+    one = client.post("/tasks", json={"title": "买牛奶"}, headers={"Idempotency-Key": head + "1"})
+    two = client.post("/tasks", json={"title": "买牛奶"}, headers={"Idempotency-Key": head + "2"})
+    again = client.post("/tasks", json={"title": "买牛奶"}, headers={"Idempotency-Key": head + "1"})
+    assert (one.status_code, two.status_code, again.status_code) == (201, 201, 201)
+    assert one.json()["id"] != two.json()["id"] and again.json()["id"] == one.json()["id"]
+    keys = [harness.task(t["id"], user="local").source_key or "" for t in (one.json(), two.json())]
+    assert len(set(keys)) == 2 and all(0 < len(k) <= 128 for k in keys)
+
+
 def test_a_chat_undo_takes_back_a_chat_write_after_a_rest_edit(harness: Harness, client: TestClient) -> None:
     """Chat, REST and MCP share one log: a REST edit of another field survives a chat "撤销"."""
     harness.add("交报告", 2, "2026-12-02 15:00", user="local")

@@ -63,7 +63,14 @@ def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str]
             "seed": SEED,
             "headers": {"Authorization": f"Bearer {key}"},
             "generation": {"max-examples": MAX_EXAMPLES, "deterministic": True},
-            "checks": {"max_response_time": MAX_RESPONSE_TIME_S},
+            "checks": {
+                "max_response_time": MAX_RESPONSE_TIME_S,
+                # Its heuristic counts only a DELETE as taking a created resource away; here
+                # `POST /changes/{id}/revert` of a create deletes the task by design, so a GET after
+                # it is a 404 it flags (seen with this seed). Created tasks being readable is
+                # checked directly (tests/app/test_tasks_api.py, tests/app/test_changes_api.py).
+                "ensure_resource_availability": {"enabled": False},
+            },
         }
     )
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
@@ -142,14 +149,15 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     # app/guard.py answers before routing: 421 for a Host not served, 403 for a write from another origin.
     read, write = {"421"}, {"403", "421"}
     with_body = {"400", "401", "413", "415", "500", "503"} | write
+    keyed = {"409"}  # an Idempotency-Key sent again with another request
     assert declared[("POST", "/v1/chat/completions")] == {"200", "404"} | with_body
     assert declared[("POST", "/agent/chat")] == {"200", "404"} | with_body
-    assert declared[("POST", "/tasks")] == {"201"} | with_body
-    assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body
-    assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body
+    assert declared[("POST", "/tasks")] == {"201"} | with_body | keyed
+    assert declared[("PATCH", "/tasks/{task_id}")] == {"200", "404"} | with_body | keyed
+    assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body | keyed
     assert declared[("GET", "/tasks")] == {"200", "400", "401", "500", "503"} | read
     assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500", "503"} | read
-    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"} | write
+    assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"} | write | keyed
     assert declared[("GET", "/v1/models")] == {"200", "401", "500", "503"} | read
     assert declared[("GET", "/healthz")] == {"200", "500"} | read
     assert declared[("GET", "/readyz")] == {"200", "500", "503"} | read
