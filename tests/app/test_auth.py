@@ -206,6 +206,9 @@ def test_same_client_message_id_from_two_users(two_users: tuple[TestClient, str,
 def test_local_mode_without_keys(harness: Any) -> None:
     harness.add("本地任务", 2, "2026-12-02 10:00", user="local")
     harness.add("别人的任务", 2, "2026-12-02 10:00", user="alice")
+    # The cache's own clock, moved by hand only: a slow machine must not age the entries below.
+    now = [time.monotonic()]
+    harness.state.key_cache.clock = lambda: now[0]
     with harness.client() as client:
         assert titles(client, None) == ["本地任务"]
         # Any Authorization header is ignored while no key exists.
@@ -217,8 +220,6 @@ def test_local_mode_without_keys(harness: Any) -> None:
 
         # The first key ends local mode: anonymous calls are refused once the key cache
         # (SUIKOU_AUTH_CACHE_SECONDS, 5 s) forgets who anonymous was.
-        now = [time.monotonic()]  # the cache's own clock, from here on moved by hand
-        harness.state.key_cache.clock = lambda: now[0]
         assert client.get("/tasks").status_code == 200
         key = harness.api_key("alice")
         now[0] += 4.9
