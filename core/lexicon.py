@@ -487,3 +487,8 @@ def accepted_offer_line(text: str, history_texts: list[tuple[str, str]]) -> str 
         return None
     lines = OFFER_LINE_RE.findall(history_texts[-1][1])
     return lines[-1].strip() if lines else None
+
+
+# Things Suikou does not keep, so a change to one is never a task change: alarms and timers belong
+# to the phone ("闹钟改到七点半", "cancel my 6am alarm" are chat; the chat answer says so).
+DEVICE_THING_RE = re.compile(r"闹钟|闹铃|计时器|倒计时|秒表|\balarms?\b|\btimers?\b|\bstopwatch\b", re.IGNORECASE)

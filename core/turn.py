@@ -61,10 +61,19 @@ class Answer:
 
 @dataclass(frozen=True)
 class OfflineSignal:
-    """An action's own offline reading of a message: "this is mine, this sure"."""
+    """An action's own offline reading of a message: "this is mine, this sure", and what it read.
+
+    ``confidence`` is on one scale for every action (docs/fdr/0026): 0.9 a phrase only this action
+    uses ("撤销", "mark … as done"); 0.8–0.85 a clear pattern with its object ("把交报告改到周五");
+    0.7 a weaker shape that still names this action; below that a guess the router may overrule.
+    ``reading`` is the action's own typed result (the task words, the new time, the bulk filter):
+    when the router chooses this action, its handler gets it as ``Turn.reading`` instead of parsing
+    the sentence again.
+    """
 
     confidence: float
     reason: str
+    reading: object | None = None
 
 
 CLIENT_KEY_PREFIX = "cm:"
@@ -118,6 +127,9 @@ class Turn:
     streaming: bool = False  # on_content reaches the user as it comes (an SSE client)
     # The deployment's key for carried records (core.service_secrets); a process's own by default.
     record_secret: bytes = carry.EPHEMERAL_SECRET
+    # What the chosen action's offline rule read in this message (OfflineSignal.reading), set by the
+    # pipeline when the router chose that action; None when a model chose or no rule read it.
+    reading: object | None = None
 
     @property
     def text(self) -> str:

@@ -152,11 +152,14 @@ _CREATE_NOUN = r"(?:待办事项|待办|任务|提醒|日程|todo)"
 # A marker and a colon at the start ("待办：", "随手记：", "备忘录:", "todo：", "记："), any wording.
 _COLON_MARKERS = "|".join(sorted(COLON_MARKERS, key=len, reverse=True))
 
+# "别再提醒我…", "不用提醒我…": a reminder to drop, never one to write (lookbehinds are fixed-width).
+_NOT_AGAIN = "".join(f"(?<!{w})" for w in ("别", "别再", "不要", "不要再", "不用", "不用再", "不必", "甭", "莫"))
+
 _NOTE_MARKER_RE = re.compile(
     r"(?:帮我|帮忙|给我|请|麻烦你?|替我)?(?:记一下|记下来|记下|记个|记一个|记一条|记住|记录一下|记录下|(?<!的)记录(?!的)|记上|"
     r"备忘一下|备忘)|"
     r"(?:^|帮我|帮忙|给我|请|麻烦你?|替我)记(?=[:：，,]|$)|"
-    r"提醒我|提醒一下我|提醒下我|到时候提醒|记得提醒|"
+    rf"{_NOT_AGAIN}(?:提醒我|提醒一下我|提醒下我)|到时候提醒|记得提醒|"
     rf"(?<![参增追更附修组重])(?:{_CREATE_VERB})(?:上|一下|下)?{_CREATE_COUNT}?(?:新的?)?{_CREATE_NOUN}|"
     rf"安排{_CREATE_COUNT}(?:新的?)?{_CREATE_NOUN}(?=\s*[:：，,]\s*\S)|"
     r"别忘了|不要忘了|别让我忘了|"
@@ -356,7 +359,8 @@ _MODAL_RE = re.compile(r"^(?:我|咱|我们)?(?:要|得|需要|必须|该|应该
 # --- a small English layer (messages without CJK characters) ------------------------------------
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _EN_NOTE_RE = re.compile(
-    r"\bremind me (?:to|about|that|at|on|tomorrow|tonight|next|this)\b|"
+    # not "don't / no need to / stop reminding me": a reminder to drop (taskdelete reads those)
+    r"(?<!don't )(?<!dont )(?<!do not )(?<!no need to )(?<!never )\bremind me (?:to|about|that|at|on|tomorrow|tonight|next|this)\b|"
     r"^(?:please |pls |can you |could you )?(?:add|create|make|new|set(?: up)?)(?: me)? (?:a |an |one )?(?:new )?"
     r"(?:task|todo|to-do|reminder|note)\b|"
     r"^(?:note|todo|to-do|task|reminder)\s*[:：]|"

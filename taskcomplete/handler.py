@@ -26,7 +26,7 @@ from core.models import Task, TaskChange
 from core.resolve import resolve
 from core.store import get_task, task_row
 from core.turn import Answer, Turn
-from taskcomplete.offline import is_reopen, target_words
+from taskcomplete.offline import DoneReading, is_reopen, target_words
 
 __all__ = ["CLARIFY", "DESCRIPTION", "explain_complete", "handle_complete"]
 
@@ -58,7 +58,10 @@ class _Outcome:
 
 
 def _read_target(turn: Turn) -> tuple[str | None, bool]:
-    """(the task words, whether the task should end up completed)."""
+    """(the task words, whether the task should end up completed): what the router's reading holds,
+    else read from the message (a model chose this action)."""
+    if isinstance(turn.reading, DoneReading):
+        return turn.reading.words, turn.reading.completed
     return target_words(turn.text), not is_reopen(turn.text)
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from core.lexicon import DONE_VERBS
 from core.turn import HistoryTurn, OfflineSignal
 
-__all__ = ["is_reopen", "offline_signal", "target_words"]
+__all__ = ["DoneReading", "is_reopen", "offline_signal", "target_words"]
 
 _PUNCT = " \t\r\n，,。.!！~～…：:;；、\"'“”‘’「」『』《》()（）"
 _TAIL_PARTICLES = r"[啦了吧呀哈哦喔嘞咯呢]*[。.!！~～]*"
@@ -179,13 +180,21 @@ def _read(text: str) -> tuple[float, str, bool, str | None] | None:
     return None
 
 
+@dataclass(frozen=True)
+class DoneReading:
+    """What a done / not-done statement says: the task's words, and whether it ends up completed."""
+
+    words: str | None
+    completed: bool
+
+
 def offline_signal(text: str, history: Sequence[HistoryTurn] = ()) -> OfflineSignal | None:
     """ "This message says a task is done (or not done after all)", and how sure; None otherwise."""
     read = _read(text)
     if read is None:
         return None
-    confidence, reason, _completed, _words = read
-    return OfflineSignal(confidence, reason)
+    confidence, reason, completed, words = read
+    return OfflineSignal(confidence, reason, DoneReading(words, completed))
 
 
 def target_words(text: str) -> str | None:

@@ -310,7 +310,9 @@ def _render(outcome: _Outcome, turn: Turn) -> Answer:
 
 
 async def handle_delete(turn: Turn) -> Answer:
-    req = read_delete(turn.text, turn.history) or DeleteRequest(0.0, "", turn.text.strip() or None)
+    # The router's reading when its rule chose this action; read here when a model did.
+    read = turn.reading if isinstance(turn.reading, DeleteRequest) else read_delete(turn.text, turn.history)
+    req = read or DeleteRequest(0.0, "", turn.text.strip() or None)
     turn.trace.emit("delete", "start", "找要删除的任务", {"words": req.words, "bulk": req.bulk})
     outcome = await anyio.to_thread.run_sync(lambda: _decide(turn, req))
     turn.trace.emit("delete", "end", f"结果：{outcome.kind}", {"outcome": outcome.kind, "total": outcome.total})

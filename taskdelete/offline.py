@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from core.lexicon import assent_re
+from core.lexicon import DEVICE_THING_RE, assent_re
 from core.turn import HistoryTurn, OfflineSignal
 
 __all__ = ["CONFIRM_RE", "DeleteRequest", "is_yes", "offline_signal", "read_delete"]
@@ -38,7 +38,7 @@ _PARTICLES = r"[吧啊呀了哈哦嘛呢]*"
 _QUESTION = re.compile(
     r"[?？]|吗|么|怎么|如何|怎样|咋|能不能|可不可以|可以吗|是否|为什么|为啥|什么|哪里|能否|会不会|恢复|找回"
 )
-_UNDO_WORDS = re.compile(r"撤销|撤回|撤消|回退|刚才|刚刚|上一条|上一个|上一步")
+_UNDO_WORDS = re.compile(r"撤销|撤回|撤消|回退|刚才|刚刚|上一条|上一个|上一步|上一次|上次(?:的)?(?:修改|改动|操作)")
 _OTHERS = re.compile(r"^(?:你|您|他|她|它们|他们|她们|别人|同事|老板)")
 
 _VERB = r"(?:删除|删掉|删了|删去|删|去掉|移除|清除|清掉|清空|取消掉|取消|撤掉|划掉|拿掉)"
@@ -47,6 +47,9 @@ _PRONOUN = r"(?:它|这个|这条|这一条|那个|那条|这件|那件|这项|�
 _ALL = r"(?:所有|全部|全都|都|一律|统统|通通)"
 # "不用做了", "不用办了", "不需要了", "用不着了": no longer to be done
 _NO_LONGER = r"(?:(?:不用|不需要|不必|用不着)(?:再)?[\u4e00-\u9fff]?了|不做了|不去了)"
+
+# "别再提醒我", "不用再提醒我", "甭提醒我": the reminder is not wanted any more
+_STOP_REMINDING = r"(?:别再|别|不要再|不要|不用再|不用|不必再|不必|甭|无需再?|莫再?)提醒(?:我|一下我)?"
 
 _ZH_FORMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
     # "把它删了", "这个删掉", "删了吧", "删掉它"
@@ -61,6 +64,8 @@ _ZH_FORMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
         0.9,
         "words",
     ),
+    # "别再提醒我浇花了", "以后不用提醒我交房租了": the reminder is to go (a note would be its opposite)
+    (re.compile(rf"^(?:以后|今后)?{_STOP_REMINDING}(?P<w>.+?){_PARTICLES}$"), 0.85, "words"),
     # "X不要了", "X不用做了": a statement (weaker: it may be said about something else)
     (re.compile(rf"^(?P<w>.+?)(?:不要了|{_NO_LONGER}|取消了){_PARTICLES}$"), 0.8, "words"),
 )
@@ -84,9 +89,23 @@ _EN_FORMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
         0.85,
         "words",
     ),
+    # "stop reminding me to water the plants", "no more reminders about rent": the reminder is to go
+    (
+        re.compile(
+            r"^(?:please\s+)?(?:(?:stop|quit|don'?t keep|no need to keep)\s+reminding me|no more reminders?|"
+            r"(?:don'?t|do not|no need to|you don'?t need to|never)\s+remind me)"
+            r"\s+(?:to|about|for|of)\s+(?P<w>.+?)(?:\s+(?:any ?more|again|please))*$",
+            re.I,
+        ),
+        0.85,
+        "words",
+    ),
 )
 _EN_QUESTION = re.compile(r"\?|^(?:how|can|could i|do|does|is|are|what|why|where|should)\b", re.I)
-_EN_UNDO = re.compile(r"^(?:that|this|the last (?:one|change|note|task|step|thing))$", re.I)
+_EN_UNDO = re.compile(
+    r"^(?:that|this|(?:that|this|the|my)?\s*(?:last|previous|latest)\s+(?:one|change|edit|update|note|task|step|thing|action))$",
+    re.I,
+)
 
 # Lead and tail words that are not the task.
 _ZH_LEAD = re.compile(r"^(?:我的|我|咱的|一下|掉|了)+")
@@ -161,7 +180,7 @@ def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest
     t = (text or "").strip().strip(_PUNCT)
     if history and history[-1].role == "assistant" and CONFIRM_RE.search(history[-1].text) and is_yes(t):
         return DeleteRequest(0.9, "确认删除上一轮列出的任务", bulk=True)
-    if not t or len(t) > MAX_CHARS:
+    if not t or len(t) > MAX_CHARS or DEVICE_THING_RE.search(t):
         return None
     if _CJK.search(t):
         if _QUESTION.search(t) or _UNDO_WORDS.search(t) or _OTHERS.search(t):
@@ -199,4 +218,4 @@ def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest
 def offline_signal(text: str, history: Sequence[HistoryTurn] = ()) -> OfflineSignal | None:
     """ "This message asks to delete a task (or several)", and how sure; None otherwise."""
     read = read_delete(text, history)
-    return OfflineSignal(read.confidence, read.reason) if read is not None else None
+    return OfflineSignal(read.confidence, read.reason, read) if read is not None else None

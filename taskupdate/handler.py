@@ -307,7 +307,8 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
 
 
 async def handle_update(turn: Turn) -> Answer:
-    correction = read_correction(turn.text)
+    # The router's reading when its rule chose this action; read here when a model did.
+    correction = turn.reading if isinstance(turn.reading, Correction) else read_correction(turn.text)
     turn.trace.emit(
         "update",
         "start",

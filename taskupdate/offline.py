@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from core.lexicon import priority_signals
+from core.lexicon import DEVICE_THING_RE, priority_signals
 from core.turn import HistoryTurn, OfflineSignal
 
 __all__ = ["Correction", "offline_signal", "read_correction", "wrote_something"]
@@ -201,7 +201,7 @@ _PLAIN_CORRECTION_RE = re.compile(
 def read_correction(text: str) -> Correction | None:
     """What the message asks to change; None when it is no correction (or a how-to question)."""
     t = _clean(text)
-    if not t or len(t) > 80 or _HOWTO_RE.search(t):
+    if not t or len(t) > 80 or _HOWTO_RE.search(t) or DEVICE_THING_RE.search(t):
         return None
     return _zh(t) if _CJK_RE.search(t) else _en(t)
 
@@ -220,11 +220,11 @@ def offline_signal(text: str, history: Sequence[HistoryTurn] = ()) -> OfflineSig
     if found is None:
         return None
     if wrote_something(history):
-        return OfflineSignal(0.85, "要改刚才写下的任务")
+        return OfflineSignal(0.85, "要改刚才写下的任务", found)
     if found.words:
-        return OfflineSignal(0.8, "要改一个点名的任务")
+        return OfflineSignal(0.8, "要改一个点名的任务", found)
     if _PLAIN_CORRECTION_RE.search(text.strip()):
         # Nothing written just before, but the words can only be a correction: never a new note
         # titled "改成"; the handler says there is nothing to correct.
-        return OfflineSignal(0.7, "像是要改刚才的任务")
+        return OfflineSignal(0.7, "像是要改刚才的任务", found)
     return None

@@ -691,3 +691,11 @@ def test_questions_about_tasks_without_a_deadline_are_queries(message: str) -> N
 @pytest.mark.parametrize("message", ["截止时间快到的", "没有逾期的吧", "你好", "deadline是什么意思", "没时间"])
 def test_deadline_talk_is_not_made_a_query_by_the_no_deadline_rule(message: str) -> None:
     assert offline_route(message, [])[2] != "询问没有截止时间的任务"
+
+
+@pytest.mark.parametrize(
+    "message", ["别再提醒我晨跑了", "以后不要提醒我喂鱼", "不用再提醒我缴停车费了", "甭提醒我这个了"]
+)
+def test_a_reminder_not_wanted_any_more_is_never_a_note(message: str) -> None:
+    # The capture marker "提醒我" negated asks for the opposite (taskdelete reads these as removal).
+    assert offline_route(message, [])[0] != "capture"

@@ -26,6 +26,14 @@ ONE: list[tuple[str, str]] = [
     ("cancel my haircut appointment", "haircut appointment"),
     ("get rid of the laundry task", "laundry"),
     ("drop renew passport", "renew passport"),
+    # A reminder that is not wanted any more is removal, never a new reminder (issue 21).
+    ("以后别再提醒我喂鱼了", "喂鱼"),
+    ("不用再提醒我缴停车费了", "缴停车费"),
+    ("甭提醒我晨跑了", "晨跑"),
+    ("stop reminding me to stretch", "stretch"),
+    ("no more reminders about the car wash", "car wash"),
+    ("don't remind me about the book club anymore", "book club"),
+    ("no need to remind me to stretch again", "stretch"),
 ]
 
 
@@ -76,6 +84,8 @@ def test_several_at_once(text: str, completed: bool, time_text: str | None) -> N
         "can you remove tasks?",
         "undo",
         "delete the last one",
+        "cancel my previous edit",  # the last change is undo's
+        "取消上一次修改",
         "明天下午三点交报告",
         "帮我记一下取消会员续费",
         "这周有什么要做的",
@@ -94,3 +104,8 @@ def test_a_yes_is_a_delete_only_after_the_question() -> None:
     assert read_delete("确定") is None
     assert read_delete("不用了", asked) is None
     assert read_delete("确定", [HistoryTurn("assistant", "已记下：交报告")]) is None
+
+
+@pytest.mark.parametrize("text", ["取消明早六点的闹钟", "把计时器删了", "cancel my 6am alarm", "delete the timer"])
+def test_alarms_and_timers_are_not_tasks(text: str) -> None:
+    assert read_delete(text) is None

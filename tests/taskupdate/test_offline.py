@@ -102,3 +102,10 @@ def test_a_plain_correction_is_one_even_with_nothing_written_before(text: str) -
     """Never a new note titled "改成": the action answers that there is nothing to correct."""
     signal = offline_signal(text, [])
     assert signal is not None and signal.confidence >= 0.6
+
+
+@pytest.mark.parametrize(
+    "text", ["闹钟改到七点半", "把倒计时改成十分钟", "change my 7am alarm to 7:30", "set the timer to 5 minutes"]
+)
+def test_alarms_and_timers_are_not_task_corrections(text: str) -> None:
+    assert read_correction(text) is None
