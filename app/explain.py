@@ -30,8 +30,10 @@ async def explain(
         turn_key="explain",
     )
     decision = await pipeline.router.decide(turn)
-    out: dict[str, Any] = {"action": decision.action}
-    explainer = pipeline.registry[decision.action].explain
+    # An abstention names what it asks about, and says what that action would do (issue 21).
+    shown = decision.proposed or decision.action
+    out: dict[str, Any] = {"action": "clarify", "proposed": shown} if decision.proposed else {"action": shown}
+    explainer = pipeline.registry[shown].explain
     if explainer is not None:
         out.update(await explainer(turn))
     return out

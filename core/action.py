@@ -13,15 +13,18 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from core.changes import ChangeKind
+from core.corpus import CorpusSpec
 from core.locale import Locale
 from core.tools import ToolSpec
 from core.turn import Answer, HistoryTurn, OfflineSignal, Turn
 
-__all__ = ["Action", "Explainer", "Handler", "OfflineRule", "text_answer"]
+__all__ = ["Action", "Explainer", "Handler", "OfflineRule", "Proposer", "ask_about", "text_answer"]
 
 Handler = Callable[[Turn], Awaitable[Answer]]
 Explainer = Callable[[Turn], Awaitable[Mapping[str, Any]]]
 OfflineRule = Callable[[str, Sequence[HistoryTurn]], OfflineSignal | None]
+# The question the router asks when this action is the likely one but not a sure one (docs/fdr/0026).
+Proposer = Callable[[Turn], Awaitable[str]]
 
 
 @dataclass(frozen=True)
@@ -36,7 +39,11 @@ class Action:
     - ``offline``: its offline routing signal. Registered signals are read before the router's
       generic rules; the surest one wins.
     - ``intent``: which reading of the generic offline rules (capture, query, chat) it answers.
-    - ``examples``: messages it handles, in the users' words (docs, and the router's corpus).
+    - ``examples``: messages it handles, in the users' words (docs and help texts).
+    - ``corpus``: its training sentences for the router's intent model (``core.corpus``,
+      ``scripts/train_intent.py``).
+    - ``propose``: the one short question asked when the router thinks the message is probably for
+      this action but is not sure ("要我记下「…」吗？"); a yes then runs it on the original message.
     - ``tools``: its tools for tool-calling clients (MCP), with their schemas and promises.
     - ``kinds``: the change kinds its writes log, with their inverses and wording
       (``core.changes.ChangeKind``; the built-in task kinds need no declaring).
@@ -54,10 +61,27 @@ class Action:
     offline: OfflineRule | None = None
     intent: Literal["capture", "query", "chat"] | None = None  # the generic offline reading it answers
     examples: tuple[str, ...] = ()
+    corpus: CorpusSpec | None = None
+    propose: Proposer | None = None
     tools: tuple[ToolSpec, ...] = ()
     kinds: tuple[ChangeKind, ...] = ()
     outcomes: tuple[str, ...] = ()
     tallies: tuple[str, ...] = ()
+
+
+def ask_about(zh: str, en: str) -> Proposer:
+    """A :data:`Proposer` from one question per language; ``{text}`` is the user's message."""
+
+    async def propose(turn: Turn) -> str:
+        template = en if turn.locale == "en" else zh
+        return template.format(text=_quoted(turn.text))
+
+    return propose
+
+
+def _quoted(text: str, limit: int = 40) -> str:
+    one_line = " ".join(text.split())
+    return one_line if len(one_line) <= limit else one_line[: limit - 1] + "…"
 
 
 def text_answer(handler: Callable[[Turn], Awaitable[str]], *, streamed: bool = False) -> Handler:

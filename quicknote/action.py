@@ -9,7 +9,8 @@ from pydantic import BaseModel, Field
 from core import carry
 from core.action import Action
 from core.tools import TaskItem, ToolContext, ToolOutput, ToolSpec
-from quicknote.handler import DESCRIPTION, OUTCOMES, TALLIES, explain_note, handle_quick_note
+from quicknote.corpus import CORPUS
+from quicknote.handler import DESCRIPTION, OUTCOMES, TALLIES, explain_note, handle_quick_note, propose_note
 from quicknote.offline import offline_confirm_signal
 from quicknote.rendering import CLARIFY
 
@@ -75,6 +76,8 @@ ACTION = Action(
     explain=explain_note,
     offline=offline_confirm_signal,  # "要" after a near-duplicate warning
     intent="capture",
+    corpus=CORPUS,
+    propose=propose_note,
     examples=("帮我记一下明天下午三点交报告", "明天买牛奶，周五交报告", "remind me to call mom tomorrow at 8pm"),
     tools=(CAPTURE_NOTE,),
     outcomes=OUTCOMES,

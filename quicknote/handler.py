@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from core import changes
+from core.display import format_when
 from core.graphrun import run_nodes
 from core.turn import Answer, Turn
 from quicknote import steps
@@ -118,3 +120,14 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
             state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
         ),
     }
+
+
+async def propose_note(turn: Turn) -> str:
+    """The router's question when this message is probably a note: what would be written, and when."""
+    note = (await explain_note(turn))["note"]
+    title = note["title"] or turn.text.strip()
+    deadline = note["deadline_at"]
+    when = format_when(datetime.fromisoformat(deadline), turn.tz, turn.now, turn.locale) if deadline else None
+    if turn.locale == "en":
+        return f"Shall I note “{title}”" + (f" ({when})?" if when else "?")
+    return f"要我记下「{title}」" + (f"（{when}）吗？" if when else "吗？")

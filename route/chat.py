@@ -14,6 +14,7 @@ from core.locale import Locale
 from core.prompting import now_line
 from core.trace import Trace
 from core.turn import ChatText, Turn
+from route.corpus import CORPUS
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage
@@ -145,5 +146,6 @@ CHAT_ACTION = Action(
     CHAT_DESCRIPTION,
     text_answer(handle_chat, streamed=True),
     intent="chat",
+    corpus=CORPUS,
     examples=("你好", "你能做什么？", "怎么添加任务？", "tell me a joke"),
 )

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from core.locale import Locale
 from core.trace import TurnResult
 from core.turn import Answer, Turn
+from route import proposal
 from route.aux import classify_aux
 from route.aux_reply import offline_aux_reply
 from route.chat import answer_aux
@@ -51,20 +52,40 @@ class Pipeline:
             return TurnOutcome("chat", content, str(aux), None, _ms(began))
 
         route_began = time.perf_counter()
-        decision = await self.router.decide(turn)
+        reply = proposal.answered(turn, self.registry)
+        if reply is not None:  # a yes or no to the question the last answer asked
+            turn = reply.turn
+            decision = Decision(reply.action or self.registry.fallback, 1.0, "回答了上一轮的提议")
+        else:
+            decision = await self.router.decide(turn)
         self._report(turn, decision, _ms(route_began))
 
-        if decision.degraded_from is not None:
+        if reply is not None and reply.action is None:
+            answer = Answer(proposal.DECLINED[turn.locale], {"proposal": "declined"}, outcome="declined")
+        elif decision.proposed is not None:
+            answer = Answer(
+                await self._propose(decision.proposed, turn), {"proposed": decision.proposed}, outcome="clarify"
+            )
+        elif decision.degraded_from is not None:
             answer = Answer(self._clarify(decision, turn), {"clarify": decision.clarify_for}, outcome="clarify")
         else:
-            answer = await self.registry[decision.action].handler(turn)
+            answer = await self.registry[decision.action].handler(replace(turn, reading=decision.reading))
         if not answer.streamed:  # the pipeline delivers the answer; only a streaming action sent its own
             turn.on_content(answer.text)
         outcome, tally = self.registry.counted(decision.action, answer)
         if decision.degraded_from is not None:
             outcome = "clarify"
+        elif reply is not None and reply.action is None:
+            outcome = "declined"
         turn.trace.result = TurnResult(decision.action, _routed_by(turn), outcome, tally)
         return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data, answer.change_ids)
+
+    async def _propose(self, name: str, turn: Turn) -> str:
+        """The proposed action's own question (with the record a yes runs), or the generic clarifying reply."""
+        propose = self.registry[name].propose
+        if propose is None:
+            return GENERIC_CLARIFY[turn.locale]
+        return proposal.attach(await propose(turn), name, turn)
 
     def _clarify(self, decision: Decision, turn: Turn) -> str:
         name = decision.clarify_for
@@ -77,7 +98,10 @@ class Pipeline:
             "confidence": round(decision.confidence, 2),
             "reason": decision.reason,
         }
-        if decision.contradicted:
+        if decision.proposed:
+            data["proposed"] = decision.proposed
+            message = f"像是 {decision.proposed}（{decision.confidence:.2f}），但不够确定：先问一句，不写入"
+        elif decision.contradicted:
             data["degraded_from"] = decision.degraded_from
             data["contradicted_by_rules"] = True
             message = f"模型选了 {decision.degraded_from}，但规则对要不要写入有不同判断，先问清楚，不写入"

@@ -1,14 +1,33 @@
-"""The action router: one structured model call that picks the action for the latest message."""
+"""The action router: the offline rules, the trained intent model, and (when configured) a model call.
+
+Offline, a message is read twice (docs/fdr/0026): by the high-precision rules (each action's own
+signal, then ``route.offline``) and by the intent model (``route.intent``), which also sees the
+rules' vote. The cascade below decides between them on the model's calibrated scale:
+
+- a reading that depends on the conversation (the rules read the message differently with its
+  history than without) stands: the model sees one message and knows no history;
+- a reading the rules are sure of stands unless the model finds it implausible: a sure write the
+  model reads as no task at all ("cancel my ride") is never written — chat when the model is sure
+  (``CHAT_SURE``), a question otherwise;
+- otherwise the model's choice stands when it is sure enough: a read needs ``READ_SURE``; a write
+  ``WRITE_SURE``, or ``WRITE_SURE_ALONE`` when the rules read no task at all, and a question is
+  never written from;
+- otherwise, when some task action is likely (``ASK_FROM``), the turn asks one short question that
+  proposes it (``route.proposal``) and writes nothing; only what is likeliest chat gets the help text.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pydantic import BaseModel
 
 from core.llm import NodeSpec, run_structured
-from core.turn import Turn
+from core.turn import HistoryTurn, Turn
+from route.intent import load_model
 from route.offline import offline_route
 from route.registry import ActionRegistry
 
@@ -33,6 +52,29 @@ class Decision:
     degraded_from: str | None = None  # the action the router wanted before a safety downgrade
     contradicted: bool = False  # the model and the offline rules disagree about a write
     clarify_for: str | None = None  # the write in question, whose clarifying reply the turn answers
+    proposed: str | None = None  # the likely action the turn asks about instead of doing it
+    probabilities: Mapping[str, float] = field(default_factory=dict)  # the intent model's, when it ran
+    reading: object | None = None  # the chosen action's own offline reading (OfflineSignal.reading)
+
+
+# The cascade's thresholds, on the intent model's calibrated probabilities (docs/fdr/0026).
+RULE_SURE = 0.85  # a rules reading this sure stands ...
+RULE_VETO = 0.2  # ... unless the model gives it less than this and reads no task: then it is asked ...
+RULE_READ = 0.7  # a read (no write) the rules chose this surely stands ...
+RULE_READ_VETO = 0.02  # ... unless the model gives it less than this
+CHAT_SURE = 0.8  # ... and is told no (chat) when the model is this sure it is no task; asked below
+WRITE_SURE = 0.7  # the model may choose a write the rules read another way from here ...
+WRITE_SURE_ALONE = 0.85  # ... and one where the rules read no task at all from here
+READ_SURE = 0.45  # the model alone may choose a read (or chat) from here
+ASK_FROM = 0.25  # below a sure choice, a task action this likely is proposed as a question
+_QUESTION = re.compile(
+    r"[?？]\s*\W*$|[吗么嘛][\W]*$|^(?:can|could|would|will|do|does|did|is|are|how|what|why|where|which|who)\b",
+    re.IGNORECASE,
+)
+
+
+def _reading_of(decision: Decision) -> tuple[str, float, str]:
+    return decision.action, decision.confidence, decision.reason
 
 
 class Router:
@@ -52,16 +94,70 @@ class Router:
         lines.append(f"Latest user message:\n<<<\n{turn.text}\n>>>")
         return "\n".join(lines)
 
-    def offline_decision(self, turn: Turn) -> Decision:
-        claimed = self.registry.offline_signal(turn.text, turn.history)
+    def rules_decision(self, text: str, history: Sequence[HistoryTurn]) -> Decision:
+        """What the offline rules alone read: an action's own signal, else the generic rules."""
+        claimed = self.registry.offline_signal(text, history)
         if claimed is not None:  # an action's own rule recognised the message
             name, signal = claimed
-            return Decision(name, signal.confidence, signal.reason[:200])
-        intent, confidence, reason = offline_route(turn.text, turn.history)
+            return Decision(name, signal.confidence, signal.reason[:200], reading=signal.reading)
+        intent, confidence, reason = offline_route(text, history)
         action = self.registry.for_intent(intent)
         if action is None:
             action, reason = self.registry.fallback, f"{reason}（没有动作处理「{intent}」）"
         return Decision(action, confidence, reason[:200])
+
+    def rule_vote(self, text: str, history: Sequence[HistoryTurn]) -> tuple[str, float]:
+        """The rules' reading as the intent model's features take it (training uses this too)."""
+        rules = self.rules_decision(text, history)
+        return rules.action, rules.confidence
+
+    def offline_decision(self, turn: Turn) -> Decision:
+        rules = self.rules_decision(turn.text, turn.history)
+        model = load_model()
+        if model is None or rules.action not in model.classes:
+            return rules  # no model shipped, or an action it was not trained on (an app's own)
+        if turn.history and _reading_of(self.rules_decision(turn.text, ())) != _reading_of(rules):
+            return rules  # a reading only the conversation explains: the model sees one message
+        probs = self._registered(model.probabilities(turn.text, (rules.action, rules.confidence)))
+        return replace(self._cascade(rules, probs, turn.text), probabilities=probs) if len(probs) > 1 else rules
+
+    def _ask(self, action: str, confidence: float, reason: str) -> Decision:
+        return Decision(self.registry.fallback, confidence, reason, degraded_from=action, proposed=action)
+
+    def _write_bar(self, rules: Decision, text: str) -> float:
+        """How sure the model must be to write on its own: more when the rules read no task at all."""
+        if _QUESTION.search(text):
+            return 1.01  # a question the rules did not read as a write is at most asked about
+        return WRITE_SURE_ALONE if rules.action == self.registry.fallback else WRITE_SURE
+
+    def _registered(self, probs: Mapping[str, float]) -> dict[str, float]:
+        """The model's probabilities over the actions this registry has, renormalised."""
+        kept = {name: p for name, p in probs.items() if name in self.registry}
+        total = sum(kept.values()) or 1.0
+        return {name: p / total for name, p in kept.items()}
+
+    def _cascade(self, rules: Decision, probs: Mapping[str, float], text: str) -> Decision:
+        fallback = self.registry.fallback
+        top = max(probs, key=lambda name: probs[name])
+        p_top, p_rule = probs[top], probs.get(rules.action, 0.0)
+        if top == rules.action:
+            return rules  # agreed: the rules' reading, reason and confidence stand as they were
+        if self._writes(rules.action) and rules.confidence >= RULE_SURE:
+            if p_rule >= RULE_VETO or top != fallback:
+                return rules  # another write is the model's guess at wording; the rules read the words
+            if p_top < CHAT_SURE:
+                return self._ask(rules.action, p_rule, f"规则读作 {rules.action}，模型读作闲聊（{p_top:.2f}）：先问")
+            return Decision(fallback, p_top, f"意图模型：不是任务（{p_top:.2f}），规则的 {rules.action} 不算")
+        reads = rules.action != fallback and not self._writes(rules.action)
+        if reads and rules.confidence >= RULE_READ and p_rule >= RULE_READ_VETO:
+            return rules
+        sure = READ_SURE if not self._writes(top) else self._write_bar(rules, text)
+        if p_top >= sure:
+            return Decision(top, p_top, f"意图模型 {p_top:.2f}（规则：{rules.action} {rules.confidence:.2f}）")
+        likely = max((name for name in probs if name != fallback), key=probs.__getitem__, default=fallback)
+        if likely != fallback and probs[likely] >= ASK_FROM:
+            return self._ask(likely, probs[likely], f"像是 {likely}（{probs[likely]:.2f}），但不够确定，先问")
+        return Decision(fallback, probs.get(fallback, p_top), f"意图模型：闲聊（规则：{rules.reason}）"[:200])
 
     async def decide(self, turn: Turn) -> Decision:
         """Never raises for model trouble: a failing provider degrades to the offline rules, visibly.
@@ -71,14 +167,21 @@ class Router:
         acting. An action that writes also needs its confidence threshold (`_threshold`).
         """
         rules = self.offline_decision(turn)
+        read_offline = False
 
         def offline() -> BaseModel:
+            nonlocal read_offline
+            read_offline = True
             return self.output_type(action=rules.action, confidence=rules.confidence, reason=rules.reason)
 
         out = await run_structured(
             self.spec, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
         )
+        if read_offline and rules.proposed is not None:
+            return rules  # the cascade's question stands as it is
         decision = Decision(out.action, float(out.confidence), out.reason)
+        if decision.action == rules.action:  # the model agrees: the rules' reading of the words stands
+            decision = replace(decision, reading=rules.reading)
         if self._contradicts_writes(decision, rules, turn):
             write = decision.action if self._writes(decision.action) else rules.action
             fallback = self.registry.fallback

@@ -6,8 +6,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from core.action import Action
+from core.action import Action, ask_about
 from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolSpec, WriteResult, write_one
+from taskcomplete.corpus import CORPUS
 from taskcomplete.handler import CLARIFY, DESCRIPTION, explain_complete, handle_complete
 from taskcomplete.offline import offline_signal
 
@@ -40,6 +41,8 @@ ACTION = Action(
     clarify=CLARIFY,
     explain=explain_complete,
     offline=offline_signal,
+    corpus=CORPUS,
+    propose=ask_about("是要把「{text}」说的那件事标记为完成吗？", "Should I mark the task in “{text}” as done?"),
     examples=("交报告做完了", "买牛奶搞定了", "把交报告标记为完成", "mark the report as done", "交报告还没做完"),
     tools=(COMPLETE_TASK,),
     outcomes=("written", "again", "already", "ask", "none", "no_words"),

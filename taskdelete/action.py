@@ -8,8 +8,9 @@ import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from core import writes
-from core.action import Action
+from core.action import Action, ask_about
 from core.tools import INT32_MAX, ToolContext, ToolOutput, ToolProblem, ToolSpec
+from taskdelete.corpus import CORPUS
 from taskdelete.handler import CLARIFY, DESCRIPTION, OUTCOMES, explain_delete, handle_delete
 from taskdelete.offline import offline_signal
 
@@ -67,6 +68,8 @@ ACTION = Action(
     clarify=CLARIFY,
     explain=explain_delete,
     offline=offline_signal,
+    corpus=CORPUS,
+    propose=ask_about("是要删除「{text}」说的任务吗？", "Do you want me to delete the task “{text}” is about?"),
     examples=(
         "把取快递删了",
         "删掉交报告那个任务",

@@ -7,8 +7,9 @@ from typing import Annotated, Any
 from pydantic import BaseModel, Field
 
 from core import carry
-from core.action import Action
+from core.action import Action, ask_about
 from core.tools import TaskItem, ToolContext, ToolOutput, ToolSpec
+from taskquery.corpus import CORPUS
 from taskquery.handler import DESCRIPTION, explain_query, handle_task_query
 
 __all__ = ["ACTION", "AskResult", "QueryPlanOut"]
@@ -99,6 +100,10 @@ ACTION = Action(
     handle_task_query,
     explain=explain_query,
     intent="query",
+    corpus=CORPUS,
+    propose=ask_about(
+        "是想查一下你的任务吗？（「{text}」）", "Do you want me to look through your tasks for “{text}”?"
+    ),
     examples=("这周有什么要交的", "来一个简单的任务", "前 3 个下周三之前要交的", "what's overdue?"),
     tools=(ASK_TASKS,),
     outcomes=("listed", "empty"),

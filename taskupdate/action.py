@@ -6,9 +6,10 @@ from typing import Annotated, Any
 
 from pydantic import Field
 
-from core.action import Action
+from core.action import Action, ask_about
 from core.models import TaskUpdate
 from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult, write_one
+from taskupdate.corpus import CORPUS
 from taskupdate.handler import CLARIFY, DESCRIPTION, explain_update, handle_update
 from taskupdate.offline import offline_signal
 
@@ -58,6 +59,10 @@ ACTION = Action(
     clarify=CLARIFY,
     explain=explain_update,
     offline=offline_signal,
+    corpus=CORPUS,
+    propose=ask_about(
+        "是要按「{text}」修改一条已有的任务吗？", "Do you want me to change an existing task as “{text}” says?"
+    ),
     examples=("不对，是下周三", "优先级调高", "标题改成交季度报告", "把交报告改到周五", "no, make it next Wednesday"),
     tools=(UPDATE_TASK,),
     outcomes=("written", "again", "same", "ask", "gone", "none", "nothing", "unreadable", "clarify"),

@@ -8,8 +8,9 @@ import anyio.to_thread
 from pydantic import BaseModel, Field
 
 from core import changes, writes
-from core.action import Action
+from core.action import Action, ask_about
 from core.tools import ToolContext, ToolOutput, ToolSpec
+from undo.corpus import CORPUS
 from undo.handler import CLARIFY, DESCRIPTION, explain_undo, handle_undo
 from undo.offline import offline_signal
 
@@ -66,6 +67,8 @@ ACTION = Action(
     clarify=CLARIFY,
     explain=explain_undo,
     offline=offline_signal,
+    corpus=CORPUS,
+    propose=ask_about("是要撤销上一次改动吗？", "Do you want me to undo the last change?"),
     examples=("撤销", "撤回", "刚才那条不要了", "undo that", "scratch that"),
     tools=(UNDO,),
     outcomes=("undone", "already", "nothing", "not_found"),

@@ -171,11 +171,17 @@ async def test_chinese_more_after_an_english_list_still_works(seeded: Harness) -
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review")]
 
 
-@pytest.mark.parametrize("message", ["5 more", "more", "next", "the rest", "what about next week?", "all"])
+@pytest.mark.parametrize("message", ["5 more", "more", "next", "the rest", "all"])
 async def test_without_task_history_a_followup_stays_chat(seeded: Harness, message: str) -> None:
     assert (await seeded.ask(message)).action == "chat"
     after_chat = await seeded.ask(message, history=[("user", "hello"), ("assistant", "Hi! How can I help?")])
     assert after_chat.action == "chat"
+
+
+async def test_a_cold_question_about_a_time_is_a_task_query(seeded: Harness) -> None:
+    # It names a time and asks about it: in a task app that asks what is planned then, not for the
+    # help text (docs/fdr/0026). Bare "more" / "the rest" name nothing and stay chat without a list.
+    assert (await seeded.ask("what about next week?")).action == "task_query"
 
 
 # --- the count lock --------------------------------------------------------------------------------
