@@ -28,7 +28,7 @@ def test_every_slot_is_filled_and_every_sentence_names_its_template() -> None:
 
 def test_own_slots_override_shared_ones() -> None:
     spec = CorpusSpec(templates=("{task}",), slots={"task": ("只此一件",)}, per_template=3)
-    assert {e.text.rstrip("。.!！?？~ 😂🙏✅👍🍻😅哈呀啊") for e in spec.examples()} <= {"只此一件", "麻烦只此一件", "嗯只此一件", "那个只此一件", "只此一件一下"}
+    assert all("只此一件" in e.text for e in spec.examples())
     assert "只此一件" not in SHARED_SLOTS["task"]
 
 
