@@ -58,14 +58,14 @@ class Decision:
 
 
 # The cascade's thresholds, on the intent model's calibrated probabilities (docs/fdr/0026).
-RULE_SURE = 0.85  # a rules reading this sure stands ...
-RULE_VETO = 0.2  # ... unless the model gives it less than this and reads no task: then it is asked ...
+RULE_SURE = 0.85  # a write the rules read this surely stands ...
+RULE_VETO = 0.2  # ... unless the model gives it less than this and reads no task at all: then
+CHAT_SURE = 0.8  # it is chat when the model is this sure, and asked about below
 RULE_READ = 0.7  # a read (no write) the rules chose this surely stands ...
 RULE_READ_VETO = 0.02  # ... unless the model gives it less than this
-CHAT_SURE = 0.8  # ... and is told no (chat) when the model is this sure it is no task; asked below
 WRITE_SURE = 0.7  # the model may choose a write the rules read another way from here ...
 WRITE_SURE_ALONE = 0.85  # ... and one where the rules read no task at all from here
-READ_SURE = 0.45  # the model alone may choose a read (or chat) from here
+READ_SURE = 0.45  # the model may choose a read (or chat) from here
 ASK_FROM = 0.25  # below a sure choice, a task action this likely is proposed as a question
 _QUESTION = re.compile(
     r"[?？]\s*\W*$|[吗么嘛][\W]*$|^(?:can|could|would|will|do|does|did|is|are|how|what|why|where|which|who)\b",
@@ -202,8 +202,8 @@ class Router:
 
     def _contradicts_writes(self, model: Decision, rules: Decision, turn: Turn) -> bool:
         """A write the rules do not read in the words, or a write the rules read clearly and the model missed."""
-        if model.action == rules.action:
-            return False
+        if model.action in (rules.action, rules.proposed):
+            return False  # the same reading, or the one the offline cascade would have asked about
         if self._writes(model.action):
             return True
         return self._writes(rules.action) and rules.confidence >= self._threshold(rules.action, turn)

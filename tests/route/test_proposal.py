@@ -100,3 +100,27 @@ async def test_a_sure_reading_is_not_asked_about(database_url: str, monkeypatch:
         assert answer.action == "quick_note_create" and [c.kind for c in harness.changes()] == ["create"]
     finally:
         harness.state.engine.dispose()
+
+
+async def test_a_router_model_sure_of_the_proposed_action_does_it(
+    database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With a real router model: it names the action the offline cascade would only have asked
+    # about, so the two agree and the note is written (the model proposes, code checks).
+    from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+    from pydantic_ai.models.function import AgentInfo, FunctionModel
+
+    from core.llm import ModelHub
+
+    def route(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        [tool] = info.output_tools
+        args = {"action": "quick_note_create", "confidence": 0.95, "reason": "a note"}
+        return ModelResponse(parts=[ToolCallPart(tool.name, args)])
+
+    monkeypatch.setattr(router_module, "load_model", lambda *a, **k: unsure_about("quick_note_create"))
+    harness = make_harness(database_url, hub=ModelHub(injected={"route": FunctionModel(route)}))
+    try:
+        answer = await harness.ask(VAGUE)
+        assert answer.action == "quick_note_create" and [c.kind for c in harness.changes()] == ["create"]
+    finally:
+        harness.state.engine.dispose()
