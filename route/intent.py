@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import itertools
 import json
+import logging
 import math
 import re
 import struct
@@ -27,6 +28,8 @@ from functools import cache
 from pathlib import Path
 
 __all__ = ["BUCKETS", "MODEL_PATH", "IntentModel", "features", "load_model"]
+
+log = logging.getLogger("suikou.router")
 
 BUCKETS = 1 << 18
 MODEL_PATH = Path(__file__).with_name("intent_model.json")
@@ -123,8 +126,10 @@ class IntentModel:
 
 @cache
 def load_model(path: Path = MODEL_PATH) -> IntentModel | None:
-    """The shipped model, read once; None when the file is absent (the router then uses its rules)."""
+    """The shipped model, read once; None when the file is absent (the router then uses its rules,
+    and says so once in the log)."""
     try:
         return IntentModel.from_json(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        log.warning("no intent model at %s: routing by the offline rules alone", path)
         return None

@@ -178,3 +178,11 @@ async def test_unrelated_messages_write_nothing_end_to_end(harness: Harness) -> 
         if len(harness.changes()) != before:
             wrote.append((text, answer.action))
     assert len(wrote) <= len(texts) // 100, wrote
+
+
+def test_a_missing_model_is_said_in_the_log_and_the_rules_route(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("WARNING", logger="suikou.router"):
+        assert load_model(tmp_path / "absent.json") is None
+    assert "offline rules alone" in caplog.text
