@@ -77,6 +77,8 @@ def answered(turn: Turn, registry: ActionRegistry) -> Reply | None:
         return Reply(None, turn)
     if not _YES.match(said):
         return None
-    asked_at = turn.messages.index(turns[-2])
-    before = [m for m in turn.messages[:asked_at] if m is not turns[-3]] if len(turns) >= 3 else []
+    # By identity: the same question may have been asked (and so appear, equal) earlier.
+    asked_at = max(i for i, m in enumerate(turn.messages) if m is turns[-2])
+    asked = turns[-3] if len(turns) >= 3 else None
+    before = [m for m in turn.messages[:asked_at] if m is not asked]
     return Reply(pending.action, replace(turn, messages=[*before, ChatText("user", pending.text)]))

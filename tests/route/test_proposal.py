@@ -124,3 +124,12 @@ async def test_a_router_model_sure_of_the_proposed_action_does_it(
         assert answer.action == "quick_note_create" and [c.kind for c in harness.changes()] == ["create"]
     finally:
         harness.state.engine.dispose()
+
+
+async def test_a_question_asked_twice_replays_the_latest_message(h: Harness) -> None:
+    # The same vague message twice: the yes answers the second question, and writes one note.
+    asked = await h.ask(VAGUE)
+    again = await h.ask(VAGUE, history=[("user", VAGUE), ("assistant", asked.content)])
+    history = [("user", VAGUE), ("assistant", asked.content), ("user", VAGUE), ("assistant", again.content)]
+    answer = await h.ask("好的", history=history)
+    assert answer.action == "quick_note_create" and [c.kind for c in h.changes()] == ["create"]
