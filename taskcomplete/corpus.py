@@ -7,7 +7,7 @@ reports with no word for "complete" (handed in, sent off, posted, fixed, called:
 
 from __future__ import annotations
 
-from core.corpus import CorpusSpec
+from core.corpus import TASK_TITLES, TASK_TITLES_EN, CorpusSpec
 
 __all__ = ["CORPUS"]
 
@@ -235,51 +235,9 @@ _SLOTS: dict[str, tuple[str, ...]] = {
         "good to go", "finito", "in the bag", "sorted out", "put to bed", "over with",
     ),
     "mark_en": ("done", "complete", "completed", "finished", "checked", "ticked", "resolved", "closed"),
-    # Task titles: the shared ones and many more, kept identical in task_query, task_complete and task_update,
-    # so a title's wording is no cue to which of the three actions a message is for.
-    "task": (
-        "交报告", "买牛奶", "收衣服", "给妈妈打电话", "交房租", "打印文件", "取快递", "交周报", "还书", "去健身房",
-        "缴电费", "预约牙医", "写周报", "回复王总邮件", "订机票", "买生日礼物", "交水费", "洗车", "遛狗", "准备PPT",
-        "开组会", "提交报销单", "去银行", "看医生", "接孩子", "拿干洗的衣服", "续签合同", "复习英语", "买菜", "倒垃圾",
-        "给猫买粮", "修自行车", "交作业", "整理发票", "充话费", "同学聚会", "体检", "签合同", "发工资条", "更新简历",
-        "给客户发报价", "洗碗", "拖地", "换床单", "交物业费", "交燃气费", "买猫砂", "给花浇水", "给车加油", "车辆年检",
-        "交车险", "办护照", "续签证", "还信用卡", "交学费", "练钢琴", "背单词", "写论文", "投简历", "准备面试", "写方案",
-        "做预算", "对账", "报个税", "整理衣柜", "收拾书桌", "去超市", "寄快递", "退那双鞋", "买药", "去医院复查",
-        "打疫苗", "约理发", "修空调", "换灯泡", "通下水道", "交宽带费", "订酒店", "买火车票", "打扫卫生", "洗衣服",
-        "晒被子", "给奶奶打电话", "回客户消息", "发会议纪要", "写测试用例", "提交代码", "做代码评审", "备份照片",
-        "清理电脑", "买打印纸", "订会议室", "发邀请函", "写感谢卡", "准备年终总结", "开发票", "寄合同", "盖章",
-        "交社保", "办居住证", "接爸妈", "送孩子上学", "给孩子报兴趣班", "检查作业", "买尿不湿", "带狗打疫苗", "给鱼换水",
-        "跑步五公里", "做瑜伽", "上游泳课", "读完那本书", "看网课", "交读书笔记", "预约体检", "挂号", "取体检报告",
-        "收拾行李", "换外币", "买保险", "交房贷", "还花呗", "转账给老王", "订蛋糕", "买花", "准备周会材料", "约客户吃饭",
-        "催款", "核对合同", "做月报", "复盘项目", "整理会议记录", "交论文初稿", "找导师签字", "交开题报告", "给植物换盆",
-        "擦窗户", "缴停车费", "办银行卡", "取现金", "更新驾照", "拿体检报告", "交实验报告", "写年度计划", "预约保洁",
-    ),
-    "task_en": (
-        "submit the report", "buy milk", "call mom", "pay rent", "pick up the package", "book flights",
-        "renew my passport", "email the landlord", "take out the trash", "water the plants", "go to the gym",
-        "print the slides", "pay the electric bill", "schedule a dentist appointment", "finish the deck",
-        "pick up the kids", "buy a birthday gift", "walk the dog", "send the invoice", "update my resume",
-        "return the library books", "call the plumber", "file the expense report", "prep for the interview",
-        "do the laundry", "wash the dishes", "vacuum the living room", "change the sheets", "clean the fridge",
-        "mow the lawn", "get groceries", "buy cat food", "refill my prescription", "book a haircut",
-        "get the oil changed", "renew the car registration", "pay the credit card bill", "pay the water bill",
-        "send the contract", "sign the lease", "file my taxes", "back up my laptop", "update the budget spreadsheet",
-        "reply to Sarah's email", "text the babysitter", "call grandma", "pick up the dry cleaning",
-        "drop off the donations", "return the shoes", "mail the birthday card", "write the cover letter",
-        "apply for the job", "prep the team meeting", "draft the proposal", "review the pull request",
-        "fix the leaky faucet", "replace the smoke detector battery", "clean the gutters", "get a flu shot",
-        "book the vet", "give the dog his meds", "feed the fish", "clean the litter box", "pack for the trip",
-        "check in for the flight", "book the hotel", "RSVP to the wedding", "plan the birthday party",
-        "bake cookies for the bake sale", "study for the exam", "finish chapter 3", "read the contract",
-        "practice piano", "go for a run", "do my physio exercises", "meal prep for the week",
-        "call the insurance company", "set up the new router", "clean out the garage", "sort the mail",
-        "shred old documents", "pay the parking ticket", "renew the library card", "sign the permission slip",
-        "pick up the cake", "write thank-you notes", "send the meeting notes", "prepare the quarterly review",
-        "submit my timesheet", "finish the code review", "update the website", "publish the blog post",
-        "confirm the venue", "get the car washed", "pay the nanny", "buy printer ink", "call the bank",
-        "transfer money to savings", "plan the team lunch", "repot the fern", "clean the bathroom",
-        "defrost the freezer", "hang the picture frames", "charge the camera batteries", "email my advisor",
-    ),
+    # Task titles shared by task_query, task_complete and task_update (core.corpus.TASK_TITLES).
+    "task": TASK_TITLES,
+    "task_en": TASK_TITLES_EN,
 }
 # fmt: on
 
