@@ -9,8 +9,10 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from datetime import datetime
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from hypothesis import given, settings
@@ -19,10 +21,13 @@ from hypothesis import strategies as st
 import support.harness as harness_module
 from app.actions import build_registry
 from core.corpus import held_out, is_english
+from core.llm import ModelHub
+from core.turn import ChatText, TurnConfig, new_turn
 from route.intent import MODEL_PATH, IntentModel, features, load_model
 from route.router import Router
 from support.harness import Harness, make_harness
 
+NOW = datetime(2026, 12, 2, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 ROOT = Path(__file__).resolve().parents[2]
 DATA = Path(__file__).resolve().parents[1] / "data"
 REGISTRY = build_registry()
@@ -118,12 +123,16 @@ def _rows(name: str) -> list[dict[str, Any]]:
 
 
 def _decide(text: str) -> Any:
-    from route.router import Decision
+    """The offline router's decision for a message with no history, as a turn would get it."""
+    turn = new_turn(
+        [ChatText("user", text)], user_id=0, now=NOW, tz="Asia/Shanghai", hub=ModelHub(),
+        sessions=_no_database, config=TurnConfig(), turn_key="probe",
+    )  # fmt: skip
+    return ROUTER.offline_decision(turn)
 
-    rules = ROUTER.rules_decision(text, ())
-    probs = ROUTER._registered(_model().probabilities(text, (rules.action, rules.confidence)))
-    decision: Decision = ROUTER._cascade(rules, probs, text)
-    return decision
+
+def _no_database() -> Any:
+    raise AssertionError("routing never touches the database")
 
 
 @pytest.mark.parametrize("table", PROBES)
