@@ -66,14 +66,12 @@ class Pipeline:
             answer = Answer(
                 await self._propose(decision.proposed, turn), {"proposed": decision.proposed}, outcome="clarify"
             )
-        elif decision.degraded_from is not None:
-            answer = Answer(self._clarify(decision, turn), {"clarify": decision.clarify_for}, outcome="clarify")
         else:
             answer = await self.registry[decision.action].handler(replace(turn, reading=decision.reading))
         if not answer.streamed:  # the pipeline delivers the answer; only a streaming action sent its own
             turn.on_content(answer.text)
         outcome, tally = self.registry.counted(decision.action, answer)
-        if decision.degraded_from is not None:
+        if decision.proposed is not None:
             outcome = "clarify"
         elif reply is not None and reply.action is None:
             outcome = "declined"
@@ -81,16 +79,11 @@ class Pipeline:
         return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data, answer.change_ids)
 
     async def _propose(self, name: str, turn: Turn) -> str:
-        """The proposed action's own question (with the record a yes runs), or the generic clarifying reply."""
-        propose = self.registry[name].propose
-        if propose is None:
-            return GENERIC_CLARIFY[turn.locale]
-        return proposal.attach(await propose(turn), name, turn)
-
-    def _clarify(self, decision: Decision, turn: Turn) -> str:
-        name = decision.clarify_for
-        replies = self.registry[name].clarify if name is not None and name in self.registry else {}
-        return replies.get(turn.locale) or GENERIC_CLARIFY[turn.locale]
+        """The proposed action's own question (with the record a yes runs), else its clarifying reply."""
+        action = self.registry[name]
+        if action.propose is None:
+            return action.clarify.get(turn.locale) or GENERIC_CLARIFY[turn.locale]
+        return proposal.attach(await action.propose(turn), name, turn)
 
     def _report(self, turn: Turn, decision: Decision, elapsed_ms: float) -> None:
         data = {
@@ -101,13 +94,6 @@ class Pipeline:
         if decision.proposed:
             data["proposed"] = decision.proposed
             message = f"像是 {decision.proposed}（{decision.confidence:.2f}），但不够确定：先问一句，不写入"
-        elif decision.contradicted:
-            data["degraded_from"] = decision.degraded_from
-            data["contradicted_by_rules"] = True
-            message = f"模型选了 {decision.degraded_from}，但规则对要不要写入有不同判断，先问清楚，不写入"
-        elif decision.degraded_from:
-            data["degraded_from"] = decision.degraded_from
-            message = f"想走 {decision.degraded_from}，但置信度 {decision.confidence:.2f} 太低，改为澄清"
         else:
             message = f"分流到 {decision.action}（置信度 {decision.confidence:.2f}）：{decision.reason}"
         turn.trace.emit("route", "end", message, data, elapsed_ms)

@@ -13,6 +13,7 @@ and its action must be a registered one other than the fallback.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from pydantic import BaseModel, Field, ValidationError
@@ -30,6 +31,15 @@ _YES = assent_re(
     r"yes|yeah|yep|yup|sure|ok|okay|right|correct|please|yes please|go ahead|do it|please do)",
     separated=True,
 )
+# A yes that names what it agrees to ("是的，记下来", "好，删吧", "yes, save it"): the yes decides,
+# the verb only repeats the question; a verb alone is a new message (it may not be this action's).
+_AGREED_TO = re.compile(
+    r"^(?P<yes>.+?)[，,。.!！~～\s]+(?:帮我|给我|就)?(?:记下来|记下|记上|记一下|记着|记吧|删掉|删了|删除|删吧|改吧|改一下|改掉|改了|"
+    r"撤销|撤回|标记完成|标完成|完成吧|办吧|去办吧|save it|note it|add it|delete it|remove it|change it|undo it|"
+    r"mark it done|do that)(?:吧|啊|呀|哈)?[。.!！~～\s]*$",
+    re.IGNORECASE,
+)
+_SPACE_PUNCT = re.compile(r"[\s，,。.!！?？~～]+")
 _NO = assent_re(
     r"(?:不|不是|不要|不用|不用了|算了|别|没有|没|不对|错了|no|nope|nah|no thanks|never mind|nevermind|cancel|don't)",
     separated=True,
@@ -54,6 +64,16 @@ class Reply:
     turn: Turn
 
 
+def is_yes(said: str) -> bool:
+    """A bare yes, or a yes followed by the verb it agrees to."""
+    agreed = _AGREED_TO.match(said)
+    return bool(_YES.match(said) or (agreed and _YES.match(agreed.group("yes"))))
+
+
+def _same(said: str, proposed: str) -> bool:
+    return _SPACE_PUNCT.sub("", said).casefold() == _SPACE_PUNCT.sub("", proposed).casefold()
+
+
 def attach(question: str, action: str, turn: Turn) -> str:
     """The question with its hint and the signed record of what a yes runs."""
     text = f"{question}\n{HINT[turn.locale]}"
@@ -75,7 +95,9 @@ def answered(turn: Turn, registry: ActionRegistry) -> Reply | None:
     said = turn.text.strip()
     if _NO.match(said):
         return Reply(None, turn)
-    if not _YES.match(said):
+    if _same(said, pending.text):
+        return Reply(pending.action, turn)  # said again: the repetition is the answer, never a second question
+    if not is_yes(said):
         return None
     # By identity: the same question may have been asked (and so appear, equal) earlier.
     asked_at = max(i for i, m in enumerate(turn.messages) if m is turns[-2])

@@ -18,6 +18,7 @@ rules' vote. The cascade below decides between them on the model's calibrated sc
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,8 @@ from core.turn import HistoryTurn, Turn
 from route.intent import load_model
 from route.offline import offline_route
 from route.registry import ActionRegistry
+
+log = logging.getLogger("suikou.route")
 
 ROUTER_INSTRUCTIONS = """\
 You are the action router of Suikou, a personal task assistant. Decide which action handles the
@@ -49,9 +52,6 @@ class Decision:
     action: str
     confidence: float
     reason: str
-    degraded_from: str | None = None  # the action the router wanted before a safety downgrade
-    contradicted: bool = False  # the model and the offline rules disagree about a write
-    clarify_for: str | None = None  # the write in question, whose clarifying reply the turn answers
     proposed: str | None = None  # the likely action the turn asks about instead of doing it
     probabilities: Mapping[str, float] = field(default_factory=dict)  # the intent model's, when it ran
     reading: object | None = None  # the chosen action's own offline reading (OfflineSignal.reading)
@@ -67,10 +67,19 @@ WRITE_SURE = 0.7  # the model may choose a write the rules read another way from
 WRITE_SURE_ALONE = 0.85  # ... and one where the rules read no task at all from here
 READ_SURE = 0.45  # the model may choose a read (or chat) from here
 ASK_FROM = 0.25  # below a sure choice, a task action this likely is proposed as a question
+# Between the offline reading and a router model (docs/fdr/0027): a write read at least this surely
+# (a clear pattern with its object, core/turn.py) runs whatever the model says; below, it is asked about.
+RULE_CLEAR = 0.8
+WORDS_SUPPORT = 0.02  # a write the intent model gives less than this is not in the words: not even asked about
 _QUESTION = re.compile(
     r"[?？]\s*\W*$|[吗么嘛][\W]*$|^(?:can|could|would|will|do|does|did|is|are|how|what|why|where|which|who)\b",
     re.IGNORECASE,
 )
+
+
+def _share(decision: Decision, action: str, unknown: float = 1.0) -> float:
+    """The intent model's probability of `action` for the words; `unknown` when the model did not run."""
+    return decision.probabilities.get(action, 0.0) if decision.probabilities else unknown
 
 
 def _reading_of(decision: Decision) -> tuple[str, float, str]:
@@ -122,7 +131,7 @@ class Router:
         return replace(self._cascade(rules, probs, turn.text), probabilities=probs) if len(probs) > 1 else rules
 
     def _ask(self, action: str, confidence: float, reason: str) -> Decision:
-        return Decision(self.registry.fallback, confidence, reason, degraded_from=action, proposed=action)
+        return Decision(self.registry.fallback, confidence, reason, proposed=action)
 
     def _write_bar(self, rules: Decision, text: str) -> float:
         """How sure the model must be to write on its own: more when the rules read no task at all."""
@@ -162,9 +171,8 @@ class Router:
     async def decide(self, turn: Turn) -> Decision:
         """Never raises for model trouble: a failing provider degrades to the offline rules, visibly.
 
-        The model proposes, code decides: when the model and the offline rules disagree about an
-        action that writes data (either one wants it, the other does not), the turn asks instead of
-        acting. An action that writes also needs its confidence threshold (`_threshold`).
+        With a router model configured, the model proposes and `reconcile` decides between its
+        choice and the rules' reading (docs/fdr/0027).
         """
         rules = self.offline_decision(turn)
         read_offline = False
@@ -177,20 +185,57 @@ class Router:
         out = await run_structured(
             self.spec, lambda: self.prompt(turn), node="route", hub=turn.hub, trace=turn.trace, offline=offline
         )
-        if read_offline and rules.proposed is not None:
-            return rules  # the cascade's question stands as it is
-        decision = Decision(out.action, float(out.confidence), out.reason)
-        if decision.action == rules.action:  # the model agrees: the rules' reading of the words stands
-            decision = replace(decision, reading=rules.reading)
-        if self._contradicts_writes(decision, rules, turn):
-            write = decision.action if self._writes(decision.action) else rules.action
-            fallback = self.registry.fallback
-            return Decision(fallback, decision.confidence, decision.reason, decision.action, True, write)
-        if self._writes(decision.action) and decision.confidence < self._threshold(decision.action, turn):
-            fallback = self.registry.fallback
-            return Decision(
-                fallback, decision.confidence, decision.reason, decision.action, clarify_for=decision.action
-            )
+        if read_offline:
+            return self._settled(rules, turn)
+        # The model's own words stay in the server log: stages and answers speak Suikou's.
+        log.debug("router model chose %s (%.2f): %s", out.action, out.confidence, str(out.reason)[:300])
+        model = Decision(out.action, float(out.confidence), f"模型读作 {out.action}（{float(out.confidence):.2f}）")
+        return self.reconcile(rules, model, turn)
+
+    def reconcile(self, rules: Decision, model: Decision, turn: Turn) -> Decision:
+        """The disagreement policy between the rules' reading and the router model's choice, by kind.
+
+        - agreed: the rules' reading runs, at the surer of the two confidences;
+        - the offline cascade was unsure (it would ask): the model settles it only by choosing the
+          action asked about, surely enough; otherwise the question stands;
+        - the rules read a write in the user's words: a clear reading (``RULE_CLEAR``) runs whatever
+          the model says; a weaker one is asked about once, with a question a yes answers;
+        - the model proposes a write the rules do not read: a question, or words the rules read
+          another way (a query, sure chat), is answered and the write is not done; words the rules
+          have no reading for are asked about once;
+        - both read: the rules' reading wins, unless it is chat they fell back to without being sure.
+        """
+        fallback = self.registry.fallback
+        if model.action == rules.action:
+            return self._settled(replace(rules, confidence=max(rules.confidence, model.confidence)), turn)
+        sure = model.confidence >= self._threshold(model.action, turn) if self._writes(model.action) else True
+        if rules.proposed is not None:
+            if model.action == rules.proposed and sure:
+                return replace(model, reason=f"{model.reason}，与规则想问的一致")
+            if self._writes(model.action) and sure and _share(rules, model.action) >= ASK_FROM:
+                return self._ask(model.action, model.confidence, f"{model.reason}，规则也觉得可能：先问")
+            return rules
+        if self._writes(rules.action):
+            if rules.confidence >= max(RULE_CLEAR, self._threshold(rules.action, turn)):
+                return replace(rules, reason=f"{rules.reason}（模型读作 {model.action}：你的话里写得清楚，照规则办）")
+            return self._ask(rules.action, rules.confidence, f"规则读作 {rules.action}，模型读作 {model.action}：先问")
+        # A query, or chat the rules (or the intent model) are sure of, is a reading of the words.
+        read = rules.action != fallback or max(rules.confidence, _share(rules, fallback, 0.0)) >= RULE_SURE
+        if self._writes(model.action):
+            if read or _QUESTION.search(turn.text) or _share(rules, model.action) < WORDS_SUPPORT:
+                return replace(rules, reason=f"{rules.reason}（模型提议 {model.action}，你的话没有要求写入）")
+            if sure:
+                return self._ask(model.action, model.confidence, f"模型读作 {model.action}，规则没读出来：先问")
+            return rules
+        # Ties between reads go to the rules; where they had no reading (chat by default) the
+        # model's read stands: it writes nothing, and a list comes from the store.
+        return rules if read else model
+
+    def _settled(self, decision: Decision, turn: Turn) -> Decision:
+        """A write below its confidence bar is asked about (a yes runs it), never done."""
+        writes = decision.proposed is None and self._writes(decision.action)
+        if writes and decision.confidence < self._threshold(decision.action, turn):
+            return self._ask(decision.action, decision.confidence, f"{decision.action} 的把握不够：先问")
         return decision
 
     def _writes(self, action: str) -> bool:
@@ -199,11 +244,3 @@ class Router:
     def _threshold(self, action: str, turn: Turn) -> float:
         declared = self.registry[action].min_confidence
         return turn.config.write_min_confidence if declared is None else declared
-
-    def _contradicts_writes(self, model: Decision, rules: Decision, turn: Turn) -> bool:
-        """A write the rules do not read in the words, or a write the rules read clearly and the model missed."""
-        if model.action in (rules.action, rules.proposed):
-            return False  # the same reading, or the one the offline cascade would have asked about
-        if self._writes(model.action):
-            return True
-        return self._writes(rules.action) and rules.confidence >= self._threshold(rules.action, turn)

@@ -700,7 +700,7 @@ def note_outcome(turn: Turn) -> None:
     for e in answer.events:
         if e.stage == "fallback":
             event(f"fallback {e.data.get('node')}: {e.data.get('error')}")
-        if e.stage in ("retry", "clarify", "broaden") or (e.stage == "route" and "degraded_from" in e.data):
+        if e.stage in ("retry", "clarify", "broaden") or (e.stage == "route" and "proposed" in e.data):
             event(f"stage {e.stage}")
         if e.stage == "chat" and e.data.get("claim"):
             event("chat claim corrected")

@@ -126,10 +126,25 @@ async def test_a_router_model_sure_of_the_proposed_action_does_it(
         harness.state.engine.dispose()
 
 
-async def test_a_question_asked_twice_replays_the_latest_message(h: Harness) -> None:
-    # The same vague message twice: the yes answers the second question, and writes one note.
+async def test_saying_it_again_is_the_answer_never_a_second_question(h: Harness) -> None:
+    # One confirming turn at most: the same message after the question runs what was proposed,
+    # once; a yes after that is no answer to anything and writes nothing more.
     asked = await h.ask(VAGUE)
     again = await h.ask(VAGUE, history=[("user", VAGUE), ("assistant", asked.content)])
+    assert again.action == "quick_note_create" and [c.kind for c in h.changes()] == ["create"]
     history = [("user", VAGUE), ("assistant", asked.content), ("user", VAGUE), ("assistant", again.content)]
-    answer = await h.ask("好的", history=history)
+    after = await h.ask("好的", history=history)
+    assert after.action != "quick_note_create" and [c.kind for c in h.changes()] == ["create"]
+
+
+@pytest.mark.parametrize("yes", ["是的，记下来", "好，记上吧", "yes, save it", "要"])
+async def test_a_yes_that_names_the_verb_is_a_yes(h: Harness, yes: str) -> None:
+    asked = await h.ask(VAGUE)
+    answer = await h.ask(yes, history=[("user", VAGUE), ("assistant", asked.content)])
     assert answer.action == "quick_note_create" and [c.kind for c in h.changes()] == ["create"]
+
+
+async def test_a_verb_alone_is_a_new_message_not_a_yes(h: Harness) -> None:
+    asked = await h.ask(VAGUE)
+    answer = await h.ask("删掉", history=[("user", VAGUE), ("assistant", asked.content)])
+    assert answer.action != "quick_note_create" and h.changes() == []
