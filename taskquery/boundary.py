@@ -12,6 +12,7 @@ count lock owns them.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -20,7 +21,7 @@ from core.countlock import CountLock
 from core.grounding import looks_like_time, occurs_in, plausible_moment
 from core.timeanchor import resolve_time
 from taskquery.offline import clean_keyword
-from taskquery.plan import QueryPlan, prefer_for
+from taskquery.plan import Order, QueryPlan, SortBy, prefer_for
 
 TimeSource = Literal["rules", "model_phrase", "model_bounds"]
 
@@ -52,9 +53,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
     if rules.quadrants is not None and proposed.quadrants not in (None, rules.quadrants):
         notes.append(f"象限按你的话定为 {rules.quadrants}（模型给的是 {proposed.quadrants}）")
     keyword = rules.keyword or _grounded_keyword(proposed.keyword, grounds, notes)
-    sort_by, order = (rules.sort_by, rules.order)
-    if (rules.sort_by, rules.order) == ("deadline", "asc"):
-        sort_by, order = proposed.sort_by, proposed.order
+    sort_by, order = _settle_sort(proposed, grounds, notes)
     for name in ("time_field", "include_completed", "no_deadline"):
         if getattr(proposed, name) != getattr(rules, name):
             notes.append(f"{name} 按你的话定为 {getattr(rules, name)}（模型给的是 {getattr(proposed, name)}）")
@@ -72,6 +71,28 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         limit=rules.limit,
     )
     return Settled(plan, source, notes)
+
+
+# Words that rank ("top 5", "前三个", "最急的", "the first two"): the order is what they mean, the code's.
+_RANKS = re.compile(
+    r"\btop\b|\bfirst\b|\bmost\b|\bnext\b|最|前\s*[0-9一二两三四五六七八九十几]|头\s*[0-9一二两三四五六七八九十几]",
+    re.IGNORECASE,
+)
+
+
+def _settle_sort(proposed: QueryPlan, grounds: Grounds, notes: list[str]) -> tuple[SortBy, Order]:
+    """The rules' order where the words say one (a sort word, a count, a rank); otherwise the
+    model's sort key, never reversed: a latest-first order is only ever read from the words."""
+    rules = grounds.rules
+    said = (rules.sort_by, rules.order)
+    if said != ("deadline", "asc") or grounds.lock.explicit is not None or _RANKS.search(grounds.words):
+        if (proposed.sort_by, proposed.order) != said:
+            notes.append(f"排序按你的话定为 {said[0]} {said[1]}（模型给的是 {proposed.sort_by} {proposed.order}）")
+        return said
+    order: Order = "desc" if (proposed.sort_by, proposed.order) == ("id", "desc") else "asc"
+    if order != proposed.order:
+        notes.append(f"排序不倒过来（模型给的是 {proposed.sort_by} {proposed.order}）")
+    return proposed.sort_by, order
 
 
 def _settle_time(

@@ -1131,13 +1131,28 @@ async def test_reflect_retries_stop_at_the_cap(seeded_with: Callable[..., Any], 
         patch = {"limit": 9, "sort_by": "priority" if n % 2 else "deadline"}
         return {"satisfied": False, "need_retry": True, "patch": patch, "prefix": ""}
 
-    answer = await ask_with(seeded_with, "给我两个简单的任务", reflect=structured(reflect, name="reflect-fake"))
+    # No count or rank in the words, so the model may choose the order (a ranked query keeps the code's).
+    answer = await ask_with(seeded_with, "有哪些简单的任务", reflect=structured(reflect, name="reflect-fake"))
     assert [e.data["retry"] for e in answer.events if e.stage == "retry"] == [1, 2]
     assert flow(answer).count("reflect") == 3
     assert answer.requests == 3, "reflect 3 (2 retries) is the cap; router and plan ran offline"
-    assert len(list_lines(answer.visible)) == 2
+    assert list_lines(answer.visible)
     assert all(line.facts.startswith("简单不重要") for line in list_lines(answer.visible))
     assert answer.snapshot() == snapshot
+
+
+async def test_a_ranked_query_keeps_the_codes_order_whatever_reflect_patches(seeded_with: Callable[..., Any]) -> None:
+    """ "两个" is a count: the order and the page are the code's, so a reorder patch changes nothing
+    and is not run (one reflect request, no retry)."""
+
+    def reflect(n: int) -> dict[str, Any]:
+        return {"satisfied": False, "need_retry": True, "patch": {"sort_by": "priority", "order": "desc"}, "prefix": ""}
+
+    answer = await ask_with(seeded_with, "给我两个简单的任务", reflect=structured(reflect, name="reflect-fake"))
+    assert [e.data for e in answer.events if e.stage == "retry" and "retry" in e.data] == []
+    assert answer.requests == 1
+    assert [line.title for line in list_lines(answer.visible)] == ["取快递", "回复客户邮件"]  # overdue first
+    assert len(list_lines(answer.visible)) == 2
 
 
 async def test_broadening_counts_as_a_retry(seeded_with: Callable[..., Any], snapshot: Any) -> None:
@@ -1300,3 +1315,17 @@ async def test_unresolvable_phrase_uses_the_models_bounds(seeded_with: Callable[
     assert "采用模型给出的时间" in event(answer, "time_anchor").message
     assert titles_of(answer) == ["续签租房合同", "整理书桌"]
     assert answer.snapshot() == snapshot
+
+
+@pytest.mark.parametrize("message", ["top5", "前三个任务", "最急的两个", "show me the top 3"])
+async def test_a_plan_model_cannot_reverse_what_top_means(seeded_with: Callable[..., Any], message: str) -> None:
+    """Order and page are the code's for a ranked query: a plan sorted latest-first is refused, so
+    the overdue tasks and the ones due soonest make the page (deadline order, soonest first)."""
+    plan = structured(lambda n: {"sort_by": "deadline", "order": "desc"}, name="plan-fake")
+    answer = await ask_with(seeded_with, message, plan=plan)
+    flt = answer.data["filter"]
+    assert flt["order"] == "asc" and flt["sort_by"] in ("deadline", "priority"), flt  # 最急: priority first
+    [plan_end] = [e for e in answer.events if e.stage == "plan" and e.status == "end"]
+    assert any("排序按你的话" in note for note in plan_end.data["overridden"]), plan_end.data
+    first = answer.visible.split("\n")[2]
+    assert "已逾期" in first or "overdue" in first, answer.visible
