@@ -38,6 +38,7 @@ from starlette.routing import Match
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.deps import CurrentUser
+from core.llm import SKIPS_NOTE
 from core.trace import StageEvent, Trace, watch_traces
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
@@ -95,6 +96,18 @@ class Metrics:
         self.fallbacks = Counter(
             "suikou_offline_fallbacks", "Nodes answered by the offline rules instead", ["node", "reason"], registry=reg
         )
+        self.provider_skipped = Counter(
+            "suikou_provider_skipped",
+            "Provider calls not sent: the provider's breaker was open after repeated failures",
+            ["node"],
+            registry=reg,
+        )
+        self.breakers_open = Gauge(
+            "suikou_provider_breakers_open",
+            "Providers skipped now after repeated failures (per worker, summed)",
+            registry=reg,
+            multiprocess_mode="livesum",
+        )
         self.broadenings = Counter("suikou_broadenings", "Empty task queries broadened", registry=reg)
         self.reflect_retries = Counter("suikou_reflect_retries", "Task queries re-run after reflection", registry=reg)
         self.notes_written = Counter("suikou_notes_written", "Tasks created by quick notes", registry=reg)
@@ -115,6 +128,8 @@ class Metrics:
         nodes), what the action did from its typed result (`Trace.result`: action, outcome, tally)."""
         for event in trace.events:
             self._observe_event(event)
+        for node, skipped in trace.notes.get(SKIPS_NOTE, {}).items():
+            self.provider_skipped.labels(node).inc(skipped)
         if trace.absorbed:  # its requests are in the trace that absorbed it
             return
         for node, requests in trace.model_calls.items():
@@ -134,10 +149,17 @@ class Metrics:
         if event.elapsed_ms is not None and event.status in ("end", "error"):
             self.node_seconds.labels(event.stage).observe(event.elapsed_ms / 1000)
         if event.stage == "fallback":
-            node, budget = str(event.data.get("node")), event.data.get("error") == "budget"
-            self.fallbacks.labels(node, "budget" if budget else "provider_error").inc()
-            if not budget:
+            node, error = str(event.data.get("node")), event.data.get("error")
+            reason = error if error in ("budget", "breaker") else "provider_error"
+            self.fallbacks.labels(node, reason).inc()
+            if reason == "provider_error":
                 self.provider_failures.labels(node).inc()
+
+    def observe_breakers(self, app: Any) -> None:
+        """The open-breaker gauge from the app's model hub (after each request and on each scrape)."""
+        state = getattr(getattr(app, "state", None), "suikou", None)
+        if state is not None:
+            self.breakers_open.set(state.hub.breakers.open_count())
 
     def exposition(self) -> bytes:
         if multiprocess_dir() is None:
@@ -200,6 +222,7 @@ class MetricsMiddleware:
         self.metrics.http_seconds.labels(route, method).observe(seconds)
         for trace in traces:
             self.metrics.observe_trace(trace)
+        self.metrics.observe_breakers(scope.get("app"))
 
 
 class _Response:
@@ -251,6 +274,7 @@ def install_metrics(app: FastAPI) -> Metrics:
 
     @router.get(METRICS_PATH, include_in_schema=False)
     async def prometheus(request: Request, _user: CurrentUser) -> Response:
+        metrics.observe_breakers(request.app)
         return Response(metrics.exposition(), media_type=CONTENT_TYPE_LATEST)
 
     app.include_router(router)

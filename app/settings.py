@@ -56,6 +56,22 @@ class Settings(BaseSettings):
         default=5, ge=0, description="Provider requests one turn may make, validation retries included."
     )
     turn_time_budget_s: float = Field(default=60.0, gt=0, description="Wall time one turn may spend on providers.")
+    model_max_tokens_scale: float = Field(
+        default=1.0,
+        ge=0,
+        description="Multiplies each node's max_tokens (router 512, plan 384, chat 1024, ...; docs/fdr/0028): "
+        "raise it for models that think before answering; 0 = send no max_tokens.",
+    )
+    provider_breaker_failures: int = Field(
+        default=3,
+        ge=0,
+        description="Failures (errors, timeouts, unusable output) of one provider within the window after which "
+        "nodes skip it and answer by their rules for the cool-down; 0 = never skip.",
+    )
+    provider_breaker_window_s: float = Field(default=60.0, gt=0, description="The window those failures count in.")
+    provider_breaker_cooldown_s: float = Field(
+        default=30.0, gt=0, description="How long a failing provider is skipped before one trial request."
+    )
     node_models: dict[str, str] = Field(
         default_factory=dict,
         description='Per-node models, JSON: {"route": "deepseek:deepseek-chat", "reflect": "offline"}.',

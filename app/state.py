@@ -14,6 +14,7 @@ from app.actions import build_registry
 from app.keycache import KeyCache
 from app.settings import Settings
 from core import carry
+from core.breaker import Breakers
 from core.db import make_engine, migrate
 from core.llm import ModelHub
 from core.providers import ProviderConfig, resolve_providers
@@ -88,6 +89,10 @@ def hub_from_settings(settings: Settings, env: Mapping[str, str] | None = None) 
         base_url=settings.model_base_url,
         api_key=settings.model_api_key,
         timeout_s=settings.model_timeout_s,
+        max_tokens_scale=settings.model_max_tokens_scale,
+        breakers=Breakers(
+            settings.provider_breaker_failures, settings.provider_breaker_window_s, settings.provider_breaker_cooldown_s
+        ),
         per_node=settings.node_models,
         providers=resolve_providers(
             configured,

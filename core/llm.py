@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import anyio
 from pydantic import BaseModel
 
+from core.breaker import Breakers
 from core.providers import GENERIC, ModelRef, OutputMode, ProviderConfig, build_model, parse_ref
 from core.trace import Trace
 
@@ -41,6 +42,19 @@ class EmptyReply(Exception):
     """A provider answered, but with nothing to show."""
 
 
+class OutputCut(Exception):
+    """A structured answer that hit its token limit with no tool call: a ramble, cut off. Another
+    request with the same limit would ramble again (pydantic-ai would retry it), so none is sent."""
+
+    def __init__(self, response: Any, message: str = "output cut off at the token limit") -> None:
+        super().__init__(message)
+        self.response = response  # its usage is counted
+
+
+class TextInsteadOfTool(OutputCut):
+    """A tool-mode answer with prose and no tool call: the server ignored `tool_choice` (doctor)."""
+
+
 @dataclass(frozen=True)
 class NodeSpec(Generic[OutputT]):
     """What a model-backed node asks for: a typed output (a pydantic model, or `str` for text)."""
@@ -48,6 +62,33 @@ class NodeSpec(Generic[OutputT]):
     name: str
     output_type: type[OutputT]
     instructions: str | None = None
+    # The request's max_tokens; None = by the spec's name in MAX_TOKENS (docs/fdr/0028).
+    max_tokens: int | None = None
+
+
+# max_tokens per node (by NodeSpec name), from the largest plausible valid output of each output
+# type serialized as indented JSON, about twice its token count or more (docs/fdr/0028). Small for
+# structured outputs, so a model that rambles instead of answering is stopped early.
+MAX_TOKENS: dict[str, int] = {
+    "router": 512,
+    "plan": 384,
+    "reflect": 512,
+    "extract": 512,
+    "doctor": 64,
+    "doctor-text": 64,
+    "chat": 1024,
+    "aux": 1024,
+}
+STRUCTURED_MAX_TOKENS, TEXT_MAX_TOKENS = 512, 1024  # a spec not in the table
+
+
+def max_tokens_for(spec: NodeSpec[Any], scale: float = 1.0) -> int | None:
+    """The max_tokens sent for `spec`, times the operator's scale; None (not sent) when the scale is 0."""
+    if scale <= 0:
+        return None
+    structured = isinstance(spec.output_type, type) and issubclass(spec.output_type, BaseModel)
+    base = spec.max_tokens or MAX_TOKENS.get(spec.name) or (STRUCTURED_MAX_TOKENS if structured else TEXT_MAX_TOKENS)
+    return max(16, round(base * scale))
 
 
 @cache
@@ -62,7 +103,7 @@ def fallback_errors() -> tuple[type[BaseException], ...]:
     """Errors after which a node falls back to its offline rules. Programming errors are not caught."""
     from pydantic_ai.exceptions import AgentRunError
 
-    return (AgentRunError, TimeoutError, OSError, EmptyReply)
+    return (AgentRunError, TimeoutError, OSError, EmptyReply, OutputCut)
 
 
 @dataclass
@@ -80,12 +121,15 @@ class ModelHub:
     api_key: str | None = None
     timeout_s: float = 20.0
     output_retries: int = 1
+    max_tokens_scale: float = 1.0  # times MAX_TOKENS; 0 = send no max_tokens (provider default)
     per_node: Mapping[str, str] = field(default_factory=dict)
     providers: Mapping[str, ProviderConfig] = field(default_factory=dict)
     injected: Mapping[str, Model] = field(default_factory=dict)
     # pydantic-ai InstrumentationSettings bound by the app when tracing is on: runs then report
     # agent and model spans under the node's span (set per hub, not on the process-wide agents).
     instrumentation: Any = None
+    # Per provider endpoint: after repeated failures nodes skip it for a while (core/breaker.py).
+    breakers: Breakers = field(default_factory=Breakers)
     _cache: dict[str, Model] = field(default_factory=dict, repr=False)
 
     def name_for(self, node: str) -> str:
@@ -105,9 +149,12 @@ class ModelHub:
             self._cache[name] = self._build(name)
         return self._cache[name]
 
-    def run_model(self, node: str) -> Model:
-        """The model a run of `node` uses: `model_for`, instrumented when tracing is on."""
+    def run_model(self, node: str, *, guard: bool = False) -> Model:
+        """The model a run of `node` uses: `model_for`, guarded against cut-off structured output
+        (`guard`), instrumented when tracing is on."""
         model = self.model_for(node)
+        if guard:
+            model = guarded(model)
         if self.instrumentation is None:
             return model
         from pydantic_ai.models.instrumented import InstrumentedModel
@@ -122,6 +169,15 @@ class ModelHub:
             if client is not None:
                 await client.close()
 
+    def breaker_key(self, node: str) -> str:
+        """Which breaker `node`'s calls go through: one per endpoint and model (nodes sharing a
+        provider share its breaker)."""
+        if node in self.injected:
+            model = self.injected[node]
+            return f"{model.system}:{model.model_name}"
+        ref = self.ref_for(node)
+        return f"{ref}@{ref.base_url or self.config_for(ref).base_url or ''}"
+
     def ref_for(self, node: str) -> ModelRef:
         return parse_ref(self.name_for(node))
 
@@ -135,6 +191,46 @@ class ModelHub:
     def _build(self, name: str) -> Model:
         ref = parse_ref(name)
         return build_model(ref, self.config_for(ref), timeout_s=self.timeout_s)
+
+
+def guarded(model: Model, *, text_fails: bool = False) -> Model:
+    """`model`, but a structured request whose answer stopped at the token limit without a tool
+    call raises `OutputCut` instead of going back to the agent, which would ask again ("please
+    call the tool") for another full-length ramble. `text_fails`: any prose instead of the tool
+    call raises `TextInsteadOfTool` (doctor: one request tells it all)."""
+    guard: Model = _guard_class()(model, text_fails)
+    return guard
+
+
+@cache
+def _guard_class() -> Callable[[Model, bool], Model]:
+    from pydantic_ai.messages import ModelResponse, TextPart, ToolCallPart
+    from pydantic_ai.models import ModelRequestParameters
+    from pydantic_ai.models.wrapper import WrapperModel
+
+    class CutGuard(WrapperModel):
+        def __init__(self, wrapped: Model, text_fails: bool) -> None:
+            super().__init__(wrapped)
+            self.text_fails = text_fails
+
+        async def request(
+            self,
+            messages: list[ModelMessage],
+            model_settings: ModelSettings | None,
+            model_request_parameters: ModelRequestParameters,
+        ) -> ModelResponse:
+            response = await self.wrapped.request(messages, model_settings, model_request_parameters)
+            if model_request_parameters.output_mode == "text":
+                return response  # a text answer cut short is still an answer
+            called = any(isinstance(p, ToolCallPart) for p in response.parts)
+            if response.finish_reason == "length" and not called:
+                raise OutputCut(response)
+            wrote = any(isinstance(p, TextPart) and p.content.strip() for p in response.parts)
+            if self.text_fails and model_request_parameters.output_mode == "tool" and wrote and not called:
+                raise TextInsteadOfTool(response, "answered with text instead of calling the tool")
+            return response
+
+    return CutGuard
 
 
 def offline_model(answer: Callable[[], BaseModel | str], *, name: str = OFFLINE) -> FunctionModel:
@@ -189,45 +285,110 @@ def _pieces(text: str, size: int = 12) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)] or [""]
 
 
-def _report_fallback(trace: Trace, node: str, exc: BaseException, instead: str) -> None:
-    # The client sees the kind of failure; the provider's own words (which may quote internals)
-    # stay in the server log.
-    log.warning("provider failed at %s: %s: %s", node, type(exc).__name__, str(exc)[:500])
-    trace.emit(
-        "fallback",
-        "info",
-        f"{node} 的模型调用失败（{type(exc).__name__}），{instead}",
-        {"node": node, "error": type(exc).__name__},
+# What the user reads when the rules answer instead, by kind of failure: Suikou's words, never the
+# provider's (its text, which may quote internals, stays in the server log).
+FAILURE_WORDS: dict[str, str] = {
+    "timeout": "模型没有回应（超时）",
+    "unreachable": "模型连不上",
+    "http": "模型服务出错（HTTP {status}）",
+    "cut": "模型的回答太长被截断",
+    "invalid": "模型返回了无法使用的结果",
+    "failed": "模型调用失败",
+}
+INSTEAD = "这次由规则回答"
+COMPLETED = "后面由规则补全"  # a streamed reply cut after text was shown
+SKIPPED = "模型暂时跳过（连续失败），这次由规则回答"
+BUDGET_WORDS = {"requests": "本轮的模型请求次数用完了，这次由规则回答", "time": "本轮的模型时间用完了，这次由规则回答"}
+
+
+def failure_kind(exc: BaseException) -> str:
+    """The FAILURE_WORDS key for an error a node fell back on."""
+    from pydantic_ai.exceptions import (
+        ModelConnectionError,
+        ModelHTTPError,
+        ModelRequestTimeout,
+        ModelTimeoutError,
+        UnexpectedModelBehavior,
     )
+
+    kinds: tuple[tuple[tuple[type[BaseException], ...], str], ...] = (
+        ((TimeoutError, ModelTimeoutError, ModelRequestTimeout), "timeout"),
+        ((ModelConnectionError, OSError), "unreachable"),
+        ((ModelHTTPError,), "http"),
+        ((OutputCut,), "cut"),
+        ((UnexpectedModelBehavior, EmptyReply), "invalid"),
+    )
+    return next((kind for types, kind in kinds if isinstance(exc, types)), "failed")
+
+
+def _report_fallback(trace: Trace, node: str, exc: BaseException, instead: str = INSTEAD) -> None:
+    log.warning("provider failed at %s: %s: %s", node, type(exc).__name__, str(exc)[:500])
+    kind = failure_kind(exc)
+    words = FAILURE_WORDS[kind].format(status=getattr(exc, "status_code", ""))
+    trace.emit("fallback", "info", f"{words}，{instead}", {"node": node, "error": type(exc).__name__, "kind": kind})
 
 
 def _within_budget(node: str, hub: ModelHub, trace: Trace) -> bool:
-    """The one place the per-turn budget is enforced: may `node` still ask its provider?
+    """The one place the per-turn budget and the provider's breaker are enforced: may `node` still
+    ask its provider?
 
-    Past the request count or the wall time, the node answers with its offline rules, visibly.
+    Past the request count or the wall time, or while its provider's breaker is open, the node
+    answers with its offline rules, visibly.
     """
     if hub.is_offline(node):
         return False
     left, seconds = trace.requests_left(), trace.budget.seconds_left()
-    if left >= 1 and seconds > 0:
+    if left < 1 or seconds <= 0:
+        trace.emit(
+            "fallback",
+            "info",
+            BUDGET_WORDS["requests" if left < 1 else "time"],
+            {
+                "node": node,
+                "error": "budget",
+                "requests": trace.usage.requests,
+                "max_requests": trace.budget.max_requests,
+            },
+        )
+        return False
+    return _breaker_allows(node, hub, trace)
+
+
+SKIPS_NOTE = "provider_skips"  # Trace.notes: {node: calls the breaker skipped} (read by /metrics)
+
+
+def _breaker_allows(node: str, hub: ModelHub, trace: Trace) -> bool:
+    """Whether `node`'s provider breaker lets a request through. A skip is said once per turn: every
+    node of the turn skips the same provider for the same reason."""
+    if hub.breakers.allow(hub.breaker_key(node)):
         return True
-    spent = "请求次数" if left < 1 else "时间"
-    trace.emit(
-        "fallback",
-        "info",
-        f"本轮的模型{spent}预算已用完，{node} 改用离线规则",
-        {"node": node, "error": "budget", "requests": trace.usage.requests, "max_requests": trace.budget.max_requests},
-    )
+    skips: dict[str, int] = trace.notes.setdefault(SKIPS_NOTE, {})
+    if not skips:
+        trace.emit("fallback", "info", SKIPPED, {"node": node, "error": "breaker"})
+    skips[node] = skips.get(node, 0) + 1
     return False
 
 
-def _call_settings(hub: ModelHub, trace: Trace) -> tuple[ModelSettings, float]:
+def _provider_answered(node: str, hub: ModelHub, ok: bool) -> None:
+    key = hub.breaker_key(node)
+    if ok:
+        hub.breakers.success(key)
+    else:
+        hub.breakers.failure(key)
+
+
+def _call_settings(spec: NodeSpec[Any], hub: ModelHub, trace: Trace) -> tuple[ModelSettings, float]:
     """Per-request timeout capped by the turn's remaining time (the SDK's own retries are off, so
-    one attempt is one request); also returned for the run's overall deadline."""
+    one attempt is one request), also returned for the run's overall deadline; and the node's
+    max_tokens, so a model that rambles stops early."""
     from pydantic_ai.settings import ModelSettings
 
     seconds = max(0.01, min(hub.timeout_s, trace.budget.seconds_left()))
-    return ModelSettings(timeout=seconds, request_timeout=seconds), seconds
+    settings = ModelSettings(timeout=seconds, request_timeout=seconds)
+    max_tokens = max_tokens_for(spec, hub.max_tokens_scale)
+    if max_tokens is not None:
+        settings["max_tokens"] = max_tokens
+    return settings, seconds
 
 
 Prompt = str | Callable[[], str] | None  # a callable is built only when a provider is asked
@@ -338,7 +499,7 @@ async def _ask_provider(
             if not _within_budget(node, hub, trace):
                 return False, None
     if not modes:  # every mode was rejected earlier in this process
-        _report_fallback(trace, node, EmptyReply("no output mode left"), "改用离线规则")
+        _report_fallback(trace, node, EmptyReply("no output mode left"))
     return False, None
 
 
@@ -359,7 +520,7 @@ async def _run_once(
     from pydantic_ai.exceptions import UsageLimitExceeded, UserError
     from pydantic_ai.usage import UsageLimits
 
-    settings, seconds = _call_settings(hub, trace)
+    settings, seconds = _call_settings(spec, hub, trace)
     allowed = trace.requests_left()
     retries = max(0, min(hub.output_retries, allowed - 1))
     errors: tuple[type[BaseException], ...] = (*fallback_errors(), UserError)
@@ -368,7 +529,7 @@ async def _run_once(
             with anyio.fail_after(min(seconds * (retries + 1), max(0.01, trace.budget.seconds_left()))):
                 result = await agent_for(spec).run(
                     _text(prompt),
-                    model=hub.run_model(node),
+                    model=hub.run_model(node, guard=True),
                     output_type=_output_for(spec, mode),
                     model_settings=settings,
                     message_history=message_history,
@@ -384,13 +545,21 @@ async def _run_once(
             # two); count them all so usage stays honest. A request the limit stopped was not sent.
             if not isinstance(exc, UserError):
                 sent_last = not isinstance(exc, UsageLimitExceeded)
-                trace.count_model_call(node, *failed_run_usage(messages, message_history, sent_last=sent_last))
+                requests, tokens_in, tokens_out = failed_run_usage(messages, message_history, sent_last=sent_last)
+                if isinstance(exc, OutputCut):  # the guard raised before the agent kept the response
+                    tokens_in += exc.response.usage.input_tokens
+                    tokens_out += exc.response.usage.output_tokens
+                trace.count_model_call(node, requests, tokens_in, tokens_out)
+            # A refused request shape and Suikou's own budget are not the provider failing.
+            if not (_is_rejection(exc) or isinstance(exc, UsageLimitExceeded)):
+                _provider_answered(node, hub, ok=False)
             # The last mode left is never marked rejected: a 400 may be about this prompt (too
             # long, say), not the shape, and one mode must stay to try next time.
             if mode is not None and not last and _is_rejection(exc):
                 raise _Rejected from exc
-            _report_fallback(trace, node, exc, "改用离线规则")
+            _report_fallback(trace, node, exc)
             return False, None
+    _provider_answered(node, hub, ok=True)
     usage = result.usage
     trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
     return True, result.output
@@ -429,7 +598,7 @@ async def stream_text(
     """
     sent: list[str] = []
     if _within_budget(node, hub, trace):
-        settings, _ = _call_settings(hub, trace)  # the timeout bounds each read of the stream
+        settings, _ = _call_settings(spec, hub, trace)  # the timeout bounds each read of the stream
         try:
             # A reply may stream for longer than one read's timeout, but not past the turn's budget.
             with anyio.fail_after(max(0.01, trace.budget.seconds_left())):
@@ -446,17 +615,20 @@ async def stream_text(
                             on_delta(delta)
                     usage = run.usage
             trace.count_model_call(node, usage.requests, usage.input_tokens, usage.output_tokens)
-            if "".join(sent).strip():
+            blank = not "".join(sent).strip()
+            _provider_answered(node, hub, ok=not blank)
+            if not blank:
                 if not live:
                     on_delta("".join(sent))
                 return "".join(sent)
             # A blank reply is no answer: the offline one is (what was shown, if anything, was blank).
-            _report_fallback(trace, node, EmptyReply("the provider's reply was blank"), "改用离线回复")
+            _report_fallback(trace, node, EmptyReply("the provider's reply was blank"))
             sent = []
         except fallback_errors() as exc:
             trace.count_model_call(node, 1, 0, 0)
+            _provider_answered(node, hub, ok=False)
             shown = live and bool(sent)
-            _report_fallback(trace, node, exc, "回复中断，用离线回复补全" if shown else "改用离线回复")
+            _report_fallback(trace, node, exc, COMPLETED if shown else INSTEAD)
             if shown:
                 on_delta(OFFLINE_AFTER_CUT)
             else:
@@ -503,6 +675,8 @@ class Probe:
     mode: str | None = None
     seconds: float = 0.0
     problem: str | None = None
+    fix: str | None = None  # the setting that makes a failing node answer
+    fix_checked: bool = False  # doctor tried `fix` and it worked
 
     def line(self) -> str:
         head = f"{LABELS.get(self.node, self.node)}: {self.model} — "
@@ -510,12 +684,33 @@ class Probe:
             return head + "offline rules"
         if self.ok:
             return head + f"ok in {self.seconds:.2f}s, output mode {self.mode or 'text'}"
-        return head + f"{self.problem}; this node falls back to its offline rules"
+        fix = ""
+        if self.fix:
+            fix = f"; works with {self.fix}" if self.fix_checked else f"; try {self.fix}"
+        return head + f"{self.problem}{fix}; this node falls back to its offline rules"
+
+
+# The settings that change the request shape for a server whose chat template ignores
+# `tool_choice`, in the order doctor tries them: tools without forcing (the template may still
+# call them), then no tools at all (the schema in the instructions, the JSON as the reply).
+TEMPLATE_FIXES: tuple[tuple[str, str, dict[str, Any], OutputMode], ...] = (
+    ("FORCED_TOOL_CHOICE", "false", {"forced_tool_choice": False}, "tool"),
+    ("OUTPUT_MODE", "prompted", {"output_mode": "prompted"}, "prompted"),
+)
+
+
+def setting_name(provider: str, field_name: str) -> str:
+    """The env var of one provider setting (`openai-compatible` is spelled OPENAI_COMPATIBLE)."""
+    return f"SUIKOU_PROVIDERS__{provider.upper().replace('-', '_')}__{field_name}"
 
 
 def describe_failure(exc: BaseException, ref: ModelRef) -> str:
     from core.providers import key_hint
 
+    if isinstance(exc, TextInsteadOfTool):
+        return "answered with text instead of calling the tool (the server's chat template ignores tool_choice)"
+    if isinstance(exc, OutputCut):
+        return "wrote text to the token limit instead of calling the tool (the chat template ignores tool_choice?)"
     status = getattr(exc, "status_code", None)
     if status in (401, 403):
         return f"{status} {STATUS_WORDS[status]} (check {key_hint(ref.provider)})"
@@ -524,11 +719,51 @@ def describe_failure(exc: BaseException, ref: ModelRef) -> str:
     return f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
+async def _ping(spec: NodeSpec[Any], model: Model, mode: OutputMode | None, hub: ModelHub) -> None:
+    """One health-check run: no SDK retries, the hub's timeout and the ping's max_tokens; prose
+    instead of a tool call fails at once (`TextInsteadOfTool`)."""
+    from pydantic_ai.settings import ModelSettings
+
+    settings = ModelSettings(timeout=hub.timeout_s)
+    max_tokens = max_tokens_for(spec, hub.max_tokens_scale)
+    if max_tokens is not None:
+        settings["max_tokens"] = max_tokens
+    with anyio.fail_after(hub.timeout_s * 2):
+        await agent_for(spec).run(
+            "ping",
+            model=guarded(model, text_fails=True),
+            output_type=_output_for(spec, mode),
+            model_settings=settings,
+            retries=1,
+        )
+
+
+async def _try_fixes(spec: NodeSpec[Any], hub: ModelHub, node: str) -> tuple[str, bool]:
+    """(the setting to suggest, whether a ping with it worked): each TEMPLATE_FIXES entry is tried on
+    a model built with it, in order; the first that answers is the one to set."""
+    ref = hub.ref_for(node)
+    suggestions = [f"{setting_name(ref.provider, name)}={value}" for name, value, _, _ in TEMPLATE_FIXES]
+    if node in hub.injected:
+        return " or ".join(suggestions), False
+    for suggestion, (_, _, change, mode) in zip(suggestions, TEMPLATE_FIXES, strict=True):
+        model = build_model(ref, replace(hub.config_for(ref), **change), timeout_s=hub.timeout_s)
+        try:
+            await _ping(spec, model, mode, hub)
+            return suggestion, True
+        except Exception:  # whatever goes wrong (an HTTP error, prose again), this fix does not work
+            continue
+        finally:
+            client = getattr(model, "client", None)
+            if client is not None:
+                await client.close()
+    return " or ".join(suggestions), False
+
+
 async def probe_node(hub: ModelHub, node: str, *, clock: Callable[[], float]) -> Probe:
     """Asks `node`'s provider one tiny question the way the node would (its output modes, no SDK
-    retries, the hub's timeout), timed by `clock`."""
+    retries, the hub's timeout), timed by `clock`. A tool-mode answer in prose (a chat template that
+    ignores tool_choice) gets the setting that fixes it, tried first."""
     from pydantic_ai.exceptions import UserError
-    from pydantic_ai.settings import ModelSettings
 
     name = hub.name_for(node)
     if hub.is_offline(node):
@@ -539,17 +774,13 @@ async def probe_node(hub: ModelHub, node: str, *, clock: Callable[[], float]) ->
     try:
         for mode in output_modes(spec, node, hub):
             try:
-                with anyio.fail_after(hub.timeout_s * 2):
-                    await agent_for(spec).run(
-                        "ping",
-                        model=hub.model_for(node),
-                        output_type=_output_for(spec, mode),
-                        model_settings=ModelSettings(timeout=hub.timeout_s),
-                        retries=1,
-                    )
+                await _ping(spec, hub.model_for(node), mode, hub)
                 return Probe(node, name, True, mode, clock() - start)
             except errors as exc:
                 problem = describe_failure(exc, hub.ref_for(node))
+                if isinstance(exc, OutputCut) and mode in ("tool", None):
+                    fix, checked = await _try_fixes(spec, hub, node)
+                    return Probe(node, name, False, None, clock() - start, problem, fix, checked)
                 if not _is_rejection(exc):
                     break
     except UserError as exc:  # the model could not even be built (a malformed name, say)

@@ -16,7 +16,7 @@ from app.settings import get_settings
 from core import llm
 from core.llm import ModelHub, probe_node
 from core.providers import ProviderConfig
-from support.fake_openai import Fail, RejectShape, Reply, shape_of
+from support.fake_openai import Fail, Ramble, RejectShape, Reply, shape_of
 from support.fake_openai import FakeOpenAI as Fake
 
 
@@ -84,3 +84,44 @@ async def test_probe_reports_the_mode_a_picky_provider_accepts(env: pytest.Monke
         await hub.aclose()
     assert (probe.ok, probe.mode, probe.seconds) == (True, "tool", 0.25)
     assert [sorted(shape_of(b)) for b in fake.requests] == [["json_schema"], ["tools"]]
+
+
+def test_doctor_names_a_template_that_ignores_tool_choice_and_the_setting_that_works(
+    env: pytest.MonkeyPatch, fake: Fake
+) -> None:
+    """A local server whose chat template answers tool requests in prose: the line says so and
+    names the setting doctor tried and saw work (here: prompted output, no tools at all)."""
+    env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "openai-compatible:smollm2"}))
+    env.setenv("SUIKOU_MODEL_BASE_URL", fake.base_url)
+    fake.on_model("smollm2", Ramble(then=Reply({"ok": True})))
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1  # as configured, the router cannot answer
+    [line] = [line for line in result.output.splitlines() if line.startswith("router:")]
+    assert "instead of calling the tool" in line and "ignores tool_choice" in line
+    assert "works with SUIKOU_PROVIDERS__OPENAI_COMPATIBLE__OUTPUT_MODE=prompted" in line
+    # As configured (cut at the ping's max_tokens, not retried), forced_tool_choice=false (tools
+    # still sent: prose again), prompted (no tools, JSON asked for: the JSON answer).
+    assert [sorted(shape_of(b)) for b in fake.requests] == [["tools"], ["tools"], ["json_object"]]
+    assert [b.get("tool_choice") for b in fake.requests] == ["required", "auto", None]
+    assert {b.get("max_completion_tokens") or b.get("max_tokens") for b in fake.requests} == {llm.MAX_TOKENS["doctor"]}
+
+
+async def test_probe_sees_brief_prose_instead_of_a_tool_call_in_one_request(
+    env: pytest.MonkeyPatch, fake: Fake
+) -> None:
+    hub = ModelHub(default="openai-compatible:brief", providers={"openai-compatible": ProviderConfig(fake.base_url)})
+    fake.on_model("brief", Ramble(brief=5))  # "Sure! Sure! ..." and stop; without tools "{}", not a Ping
+    try:
+        probe = await probe_node(hub, "route", clock=lambda: 0.0)
+    finally:
+        await hub.aclose()
+    assert not probe.ok and probe.problem is not None and probe.problem.startswith("answered with text instead")
+    # The node's try (prose fails at once), forced_tool_choice=false (prose again), prompted ("{}"
+    # and its one validation retry): nothing worked, so both settings are suggested, untested.
+    assert (probe.fix_checked, len(fake.requests)) == (False, 4)
+    assert probe.line().endswith(
+        "; try SUIKOU_PROVIDERS__OPENAI_COMPATIBLE__FORCED_TOOL_CHOICE=false or "
+        "SUIKOU_PROVIDERS__OPENAI_COMPATIBLE__OUTPUT_MODE=prompted; this node falls back to its offline rules"
+    )

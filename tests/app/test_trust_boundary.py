@@ -229,7 +229,11 @@ def test_groups_outside_1_to_4_are_refused_not_read_as_all(fake: FakeOpenAI, cli
     fake.on_node("route", Reply(QUERY))
     fake.on_node("plan", Reply({"quadrants": [7]}))
     body = ask(client, "来一个简单的任务")
-    assert events_of(body, "fallback")[0]["data"] == {"node": "plan", "error": "UnexpectedModelBehavior"}
+    assert events_of(body, "fallback")[0]["data"] == {
+        "node": "plan",
+        "error": "UnexpectedModelBehavior",
+        "kind": "invalid",
+    }
     assert "简单不重要" in content_of(body)
     assert "重要且紧急" not in content_of(body)
     assert body["usage"]["model_requests"] == 1 + 2 + 1  # route, plan (invalid + its retry), reflect

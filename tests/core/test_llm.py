@@ -17,7 +17,9 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.openai import OpenAIChatModel
 from pydantic_ai.usage import RequestUsage
 
+from core.breaker import Breakers
 from core.llm import (
+    MAX_TOKENS,
     OFFLINE,
     OFFLINE_AFTER_CUT,
     ModelHub,
@@ -28,6 +30,7 @@ from core.llm import (
     stream_text,
 )
 from core.trace import Budget, Trace
+from support.fake_openai import Ramble, RejectShape, Reply
 
 
 class City(BaseModel):
@@ -357,3 +360,136 @@ print(sorted(m for m in sys.modules if m.split(".")[0] == "pydantic_ai"))
 """
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert out.stdout.strip() == "[]", out.stderr[-2000:]
+
+
+# --- max_tokens, rambling providers and the breaker (docs/fdr/0028) ------------------------------
+
+ROUTER_LIKE = NodeSpec("router", City, "Answer with a city.")
+
+
+@pytest.fixture
+def served(fake: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The fake chat-completions server on 127.0.0.1, model requests allowed (to it only)."""
+    import pydantic_ai.models
+
+    fake.reset()
+    monkeypatch.setattr(pydantic_ai.models, "ALLOW_MODEL_REQUESTS", True)
+    return fake
+
+
+class Ticks:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def fake_hub(fake: Any, model: str, clock: Ticks | None = None, **kwargs: Any) -> ModelHub:
+    breakers = Breakers(clock=clock or Ticks())
+    return ModelHub(default=model, base_url=fake.base_url, api_key="sk", timeout_s=3.0, breakers=breakers, **kwargs)
+
+
+def sent_max_tokens(body: dict[str, Any]) -> int | None:
+    return body.get("max_completion_tokens") or body.get("max_tokens")
+
+
+async def structured(hub: ModelHub, trace: Trace, spec: NodeSpec[Any] = ROUTER_LIKE, node: str = "route") -> Any:
+    return await run_structured(spec, "where?", node=node, hub=hub, trace=trace, offline=lambda: PARIS)
+
+
+async def test_every_request_carries_its_nodes_max_tokens(served: Any) -> None:
+    served.on_model("m", Reply({"name": "Rome", "country": "IT"}))
+    hub = fake_hub(served, "m")
+    try:
+        assert await structured(hub, Trace()) == City(name="Rome", country="IT")
+        await stream_text(TEXT, "hi", node="chat", hub=hub, trace=Trace(), offline=lambda: "x", on_delta=lambda _: None)
+        hub.max_tokens_scale = 2
+        await structured(hub, Trace(), NodeSpec("plan", City))
+        hub.max_tokens_scale = 0  # not sent at all
+        await structured(hub, Trace())
+    finally:
+        await hub.aclose()
+    assert [sent_max_tokens(b) for b in served.requests] == [MAX_TOKENS["router"], 1024, 2 * MAX_TOKENS["plan"], None]
+
+
+async def test_a_ramble_cut_at_max_tokens_is_not_retried(served: Any) -> None:
+    served.on_model("m", Ramble())
+    hub, trace = fake_hub(served, "m"), Trace()
+    try:
+        assert await structured(hub, trace) == PARIS  # the rules answered
+    finally:
+        await hub.aclose()
+    [body] = served.requests  # no "please call the tool" retry for another ramble
+    assert body["tool_choice"] == "required" and sent_max_tokens(body) == 512
+    assert (trace.usage.requests, trace.usage.output_tokens) == (1, 512)
+    [fallback] = [e for e in trace.events if e.stage == "fallback"]
+    assert fallback.data["kind"] == "cut"
+    assert fallback.message == "模型的回答太长被截断，这次由规则回答"
+
+
+async def test_a_ramble_that_ignores_max_tokens_costs_one_request_not_two(served: Any) -> None:
+    served.on_model("m", Ramble(honours_max_tokens=False, context=4096, prompt_tokens=300))
+    hub, trace = fake_hub(served, "m"), Trace()
+    try:
+        assert await structured(hub, trace) == PARIS
+    finally:
+        await hub.aclose()
+    assert len(served.requests) == 1
+    assert (trace.usage.requests, trace.usage.output_tokens) == (1, 3796)
+
+
+async def test_the_breaker_opens_after_repeated_failures_and_skips_the_provider(served: Any) -> None:
+    served.on_model("m", Ramble())
+    clock = Ticks()
+    hub = fake_hub(served, "m", clock)
+    traces = [Trace() for _ in range(5)]
+    try:
+        for trace in traces[:3]:
+            assert await structured(hub, trace) == PARIS
+        assert len(served.requests) == 3  # three failures: open
+        for trace in traces[3:]:
+            assert await structured(hub, trace) == PARIS
+            assert await structured(hub, trace, node="plan") == PARIS  # same endpoint, same breaker
+        assert len(served.requests) == 3  # nothing sent while open
+        skipped = [e for e in traces[3].events if e.stage == "fallback"]
+        assert [e.message for e in skipped] == ["模型暂时跳过（连续失败），这次由规则回答"]  # once per turn
+        assert traces[3].notes["provider_skips"] == {"route": 1, "plan": 1}
+        assert traces[3].usage.requests == 0 and traces[3].usage.offline_steps == 2
+
+        clock.now += 30  # the cool-down is over: one trial, which answers, and the breaker closes
+        served.on_model("m", Reply({"name": "Rome", "country": "IT"}))
+        assert await structured(hub, Trace()) == City(name="Rome", country="IT")
+        assert hub.breakers.open_count() == 0
+    finally:
+        await hub.aclose()
+    assert len(served.requests) == 4
+
+
+async def test_a_rejected_output_mode_is_not_a_provider_failure(served: Any) -> None:
+    from core import llm
+
+    served.on_model("picky", RejectShape("tools", then=Reply({"name": "Rome", "country": "IT"})))
+    hub = fake_hub(served, "picky")
+    hub.breakers.failures = 1  # one real failure would open it
+    saved = set(llm.REJECTED_MODES)
+    try:
+        assert await structured(hub, Trace()) == City(name="Rome", country="IT")
+    finally:
+        llm.REJECTED_MODES.clear()
+        llm.REJECTED_MODES.update(saved)
+        await hub.aclose()
+    assert hub.breakers.open_count() == 0 and len(served.requests) == 2
+
+
+async def test_a_timeout_says_so_in_suikous_words() -> None:
+    async def never(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        await asyncio.sleep(5)
+        raise AssertionError("unreachable")
+
+    hub = ModelHub(injected={"route": FunctionModel(never, model_name="sleepy")}, timeout_s=0.05)
+    trace = Trace()
+    assert await structured(hub, trace) == PARIS
+    [fallback] = [e for e in trace.events if e.stage == "fallback"]
+    assert fallback.message == "模型没有回应（超时），这次由规则回答"
+    assert "离线" not in fallback.message

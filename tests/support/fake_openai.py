@@ -11,7 +11,7 @@ What it answers is chosen per request:
 3. `Reply()`: call the first tool in `tools` with `{}` or, with no tools, say "ok".
 
 Built-in model names: ``boom`` → HTTP 500, ``slow`` → sleep 2 s then reply, ``garbled`` → a tool
-call whose arguments are not JSON.
+call whose arguments are not JSON, ``rambler`` → prose instead of tool calls (`Ramble`).
 
 Every request body is recorded (`fake.requests`, in arrival order, recorded before answering),
 so tests can assert what the provider was sent and how many attempts it made.
@@ -93,7 +93,30 @@ class RejectShape:
     message: str = "This response_format type is unavailable now"
 
 
-Behaviour = Reply | Fail | Sleep | Malformed | Cut | RejectShape
+@dataclass(frozen=True)
+class Ramble:
+    """A local server whose chat template ignores `tool_choice` (issue 22's SmolLM2 behind
+    llama.cpp): a request that carries tools gets prose, never a tool call — `max_tokens` words of
+    it, then finish_reason "length"; with `honours_max_tokens=False`, words until its `context` is
+    full. `brief`: a short answer in prose instead, `brief` words ending with "stop". Each word is
+    one completion token. A request without tools gets `then` (the template reads plain
+    instructions fine). Streaming and not."""
+
+    honours_max_tokens: bool = True
+    context: int = 4096
+    then: Reply = field(default_factory=Reply)
+    prompt_tokens: int = 300
+    brief: int | None = None
+
+    def words(self, body: dict[str, Any]) -> tuple[int, str]:
+        """How many words it writes, and the finish_reason."""
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        room = self.context - self.prompt_tokens
+        most = min(int(limit), room) if self.honours_max_tokens and limit else room
+        return (self.brief, "stop") if self.brief is not None and self.brief < most else (most, "length")
+
+
+Behaviour = Reply | Fail | Sleep | Malformed | Cut | RejectShape | Ramble
 
 
 def shape_of(body: dict[str, Any]) -> set[str]:
@@ -101,6 +124,8 @@ def shape_of(body: dict[str, Any]) -> set[str]:
     kinds = {str((body.get("response_format") or {}).get("type"))} - {"None"}
     return kinds | ({"tools"} if body.get("tools") else set())
 
+
+RAMBLE_WORD = "Sure! "  # one "token" of a Ramble
 
 # The prompted-output instruction pydantic-ai adds (sent with or without response_format).
 PROMPTED_MARKER = "Always respond with a JSON object"
@@ -130,6 +155,7 @@ BUILTIN: dict[str, Behaviour] = {
     "boom": Fail(),
     "slow": Sleep(),
     "garbled": Malformed(),
+    "rambler": Ramble(),
 }
 
 
@@ -251,8 +277,19 @@ class FakeOpenAI:
                 return JSONResponse({"error": error}, status_code=behaviour.status)
             if isinstance(behaviour, Cut):
                 return StreamingResponse(_cut_stream(body["model"], behaviour.text), media_type="text/event-stream")
-            message, finish = _message(body, behaviour)
-            usage = _usage(behaviour)
+            if isinstance(behaviour, Ramble) and body.get("tools"):
+                words, finish = behaviour.words(body)
+                message = {"role": "assistant", "content": RAMBLE_WORD * words}
+                usage = {
+                    "prompt_tokens": behaviour.prompt_tokens,
+                    "completion_tokens": words,
+                    "total_tokens": behaviour.prompt_tokens + words,
+                }
+            else:
+                if isinstance(behaviour, Ramble):
+                    behaviour = behaviour.then
+                message, finish = _message(body, behaviour)
+                usage = _usage(behaviour)
             if body.get("stream"):
                 include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
                 chunks = _stream_chunks(body["model"], message, finish, usage if include_usage else None)
