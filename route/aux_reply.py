@@ -333,3 +333,58 @@ def _minimal_instance(schema: Mapping[str, Any], fills: Mapping[str, str], *, na
     if kind == "boolean":
         return False
     return fills.get(name, "")
+
+
+# --- a model's answer to a request that demands JSON -------------------------------------------
+
+_DECODER = json.JSONDecoder()
+
+
+def demanded_json(reply: str, offline_answer: str) -> str | None:
+    """The model's ``reply`` as the client may parse it, or None when it cannot be used.
+
+    The offline answer has the shape the client's template (or its ``response_format`` schema)
+    demands; when it is a JSON object, so must the reply be: the first JSON object in the reply
+    (bare, in a ```json fence or among prose) that has every key of the offline answer with a value
+    of the same JSON type. Anything else the client would fail to parse. A template that demands no
+    JSON takes the reply as it is.
+    """
+    shape = _json_object(offline_answer.strip())
+    if shape is None:
+        return reply
+    for found in _json_objects(reply):
+        if all(key in found and _same_type(found[key], value) for key, value in shape.items()):
+            return json_dumps(found)
+    return None
+
+
+def _json_object(text: str) -> dict[str, Any] | None:
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _json_objects(text: str) -> list[dict[str, Any]]:
+    """Every JSON object that starts at a ``{`` of ``text`` and parses, in order."""
+    found: list[dict[str, Any]] = []
+    at = text.find("{")
+    while at >= 0:
+        try:
+            value, end = _DECODER.raw_decode(text, at)
+        except ValueError:
+            at = text.find("{", at + 1)
+            continue
+        if isinstance(value, dict):
+            found.append(value)
+        at = text.find("{", end)
+    return found
+
+
+def _same_type(value: object, like: object) -> bool:
+    if isinstance(like, bool) or isinstance(value, bool):
+        return isinstance(value, bool) and isinstance(like, bool)
+    if isinstance(like, (int, float)):
+        return isinstance(value, (int, float))
+    return isinstance(value, type(like)) if like is not None else True

@@ -13,7 +13,7 @@ from core.turn import Answer, Turn
 from route import proposal
 from route.aux import classify_aux
 from route.aux_reply import offline_aux_reply
-from route.chat import answer_aux
+from route.chat import HELD_LIST, answer_aux, settle_list
 from route.registry import ActionRegistry
 from route.router import Decision, Router
 
@@ -68,6 +68,7 @@ class Pipeline:
             )
         else:
             answer = await self.registry[decision.action].handler(replace(turn, reading=decision.reading))
+        answer = await self._replace_invented_list(turn, answer)
         if not answer.streamed:  # the pipeline delivers the answer; only a streaming action sent its own
             turn.on_content(answer.text)
         outcome, tally = self.registry.counted(decision.action, answer)
@@ -77,6 +78,17 @@ class Pipeline:
             outcome = "declined"
         turn.trace.result = TurnResult(decision.action, _routed_by(turn), outcome, tally)
         return TurnOutcome(decision.action, answer.text, None, decision, _ms(began), answer.data, answer.change_ids)
+
+    async def _replace_invented_list(self, turn: Turn, answer: Answer) -> Answer:
+        """A list a chat reply held back (route.chat): delivered, or replaced when it lists tasks
+        chat cannot know — by the task query the words ask for, read from the store by code."""
+        if HELD_LIST not in answer.data:
+            return answer
+        query = self.registry.for_intent("query")
+        rules = self.router.rules_decision(turn.text, turn.history)
+        asks = query is not None and rules.action == query
+        run = (lambda: self.registry[query].handler(replace(turn, reading=rules.reading))) if query else None
+        return await settle_list(turn, answer, asks_query=asks, run_query=run)
 
     async def _propose(self, name: str, turn: Turn) -> str:
         """The proposed action's own question (with the record a yes runs), else its clarifying reply."""

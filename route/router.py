@@ -95,10 +95,12 @@ class Router:
         )
 
     def prompt(self, turn: Turn) -> str:
+        from core.context import bound_messages  # local: the module is being edited elsewhere
+
         lines = []
         if turn.history:
             lines.append("Earlier turns (most recent last):")
-            lines += [f"{h.role}: {h.text}" for h in turn.history]
+            lines += [f"{h.role}: {h.text}" for h in bound_messages(turn.history, "route")]
             lines.append("")
         lines.append(f"Latest user message:\n<<<\n{turn.text}\n>>>")
         return "\n".join(lines)

@@ -6,6 +6,7 @@ import json
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from core.context import HISTORY_CHARS, bound, bound_texts
 from core.display import group_label
 from core.prompting import language_line, now_line
 from core.store import TaskPage
@@ -64,7 +65,8 @@ def plan_prompt(sentence: str, history: list[tuple[str, str]]) -> str:
     lines = []
     if history:
         lines.append("Earlier turns (context for follow-ups such as 再来两个):")
-        lines += [f"{role}: {text}" for role, text in history]
+        kept = bound(history, HISTORY_CHARS["plan"], text=lambda h: h[1], trim=lambda h, short: (h[0], short))
+        lines += [f"{role}: {text}" for role, text in kept]
     lines.append(f"Question:\n<<<\n{sentence}\n>>>")
     return "\n".join(lines)
 
@@ -94,9 +96,8 @@ def reflect_prompt(
     ]
     lines = []
     if earlier_questions:
-        lines.append(
-            "The user's earlier questions (oldest first): " + json.dumps(earlier_questions, ensure_ascii=False)
-        )
+        kept = bound_texts(earlier_questions, "reflect")
+        lines.append("The user's earlier questions (oldest first): " + json.dumps(kept, ensure_ascii=False))
     lines += [
         f"Question:\n<<<\n{sentence}\n>>>",
         f"Plan: {plan.model_dump_json(exclude_none=True, exclude={'limit'})}",

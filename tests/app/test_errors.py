@@ -366,7 +366,7 @@ def test_provider_cut_after_some_text_is_completed_offline(harness: Any, key: st
     stages = [c["suikou_event"]["stage"] for c in chunks if "suikou_event" in c]
     assert stages == ["route", "fallback"]
     content = "".join(ch["delta"].get("content") or "" for c in chunks for ch in c["choices"])
-    assert content == "你好，我在\n\n" + offline_chat_reply("你好")
+    assert content == "你好，我在\n\n" + offline_chat_reply("你好", "failed")
     assert chunks[-1]["usage"]["model_requests"] == 1  # the cut chat reply; the router ran offline
 
 
@@ -378,7 +378,7 @@ def test_provider_cut_without_streaming_answers_offline_whole(harness: Any, key:
         r = client.post(PATHS[0], json=chat_body([msg("你好")]), headers={"Authorization": f"Bearer {key}"})
     assert r.status_code == 200
     body = r.json()
-    assert body["choices"][0]["message"]["content"] == offline_chat_reply("你好")
+    assert body["choices"][0]["message"]["content"] == offline_chat_reply("你好", "failed")
     assert [e["stage"] for e in body["suikou_events"]] == ["route", "fallback"]
 
 
