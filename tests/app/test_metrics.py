@@ -244,3 +244,17 @@ def test_workers_report_totals_through_the_multiprocess_dir(tmp_path: Path) -> N
     assert totals["suikou_notes_written_total"] == 5
     assert totals["suikou_open_streams"] == 2  # the two live workers' streams; the exited one's is gone
     assert "process_cpu_seconds_total" not in totals  # per-process collectors cannot be summed
+
+
+def test_a_provider_that_keeps_failing_is_skipped_and_shown(database_url: str) -> None:
+    # The breaker's defaults: 3 failures in 60 s; the 4th turn sends nothing, and /metrics says so.
+    hub = ModelHub(injected={"route": FunctionModel(_failing, model_name="fake-router")})
+    h = make_harness(database_url, hub=hub)
+    with h.client() as client:
+        for _ in range(4):
+            chat(client, {}, QUERY)
+        assert value(client, "suikou_provider_requests_total", {"node": "route"}) == 3
+        assert value(client, "suikou_provider_skipped_total", {"node": "route"}) == 1
+        assert value(client, "suikou_provider_breakers_open") == 1
+        assert value(client, "suikou_offline_fallbacks_total", {"node": "route", "reason": "breaker"}) == 1
+    h.state.engine.dispose()
