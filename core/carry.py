@@ -33,9 +33,9 @@ from typing import Any
 
 TAG_CHARS = 22  # 16 bytes of HMAC-SHA256, unpadded base64url
 _LINE = re.compile(
-    r'\n*^\[suikou\]: # "(?P<kind>[a-z][a-z0-9]{0,7})\.(?P<data>[A-Za-z0-9_-]+)(?:\.(?P<tag>[A-Za-z0-9_-]+))?"[ \t]*$',
+    r'\n*^\[suikou\]: # "(?P<kind>[a-z][a-z0-9]{0,7})\.(?P<data>[A-Za-z0-9_-]+)(?:\.(?P<tag>[A-Za-z0-9_-]+))?"[^\n]*$',
     re.M,
-)
+)  # text after the closing quote is a client's addition (an old "Continue" reply): not ours, ignored
 MAX_ENCODED_CHARS = 4096  # far above a real payload; a bound on what a client can make us decode
 MAX_DEPTH = 8  # of nested objects and lists in a payload; ours have at most 4
 # A process's own secret, for turns made without a service (tests, a one-off script): records it

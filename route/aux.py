@@ -51,6 +51,7 @@ class AuxKind(StrEnum):
     MEMORY = "memory"
     TOOL_PICKER = "tool_picker"
     EMOJI = "emoji"
+    CONTINUATION = "continuation"
     OTHER = "other"
 
 
@@ -207,8 +208,12 @@ def classify_aux(messages: Sequence[ChatText], *, request_extras: Mapping[str, A
 
 def _classify_trailing(last: ChatText) -> AuxKind:
     """A request not ending in a user message is not a new turn (NextChat memory, LibreChat title)."""
+    if last.role == "assistant":
+        # Open WebUI's "Continue" (and any prefill): the history ends with an answer. Every
+        # Suikou answer is complete, so continuing one adds nothing (route.aux_reply).
+        return AuxKind.CONTINUATION
     if last.role not in _INSTRUCTION_ROLES:
-        return AuxKind.OTHER  # an assistant prefill or a tool result: never read as instructions
+        return AuxKind.OTHER  # a tool result: never read as instructions
     kind = _match_fingerprints([last.text])
     if kind is not None:
         return kind

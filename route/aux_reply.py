@@ -270,6 +270,11 @@ def _emoji_reply(messages: Sequence[ChatText]) -> str:
     return _EMOJI
 
 
+def _continuation_reply(messages: Sequence[ChatText]) -> str:
+    """Nothing: the client appends this to the answer it continues, whose last line is its record."""
+    return ""
+
+
 def _other_reply(messages: Sequence[ChatText]) -> str:
     instruction = _instruction(messages)
     merged = re.search(r'Responses from models:\s*"""(.*?)"""', instruction, re.DOTALL)
@@ -295,6 +300,7 @@ _REPLIES: Mapping[AuxKind, Callable[[Sequence[ChatText]], str]] = {
     AuxKind.MEMORY: _memory_reply,
     AuxKind.TOOL_PICKER: _tool_picker_reply,
     AuxKind.EMOJI: _emoji_reply,
+    AuxKind.CONTINUATION: _continuation_reply,
     AuxKind.OTHER: _other_reply,
 }
 

@@ -10,8 +10,8 @@ from typing import Any
 from core.locale import Locale
 from core.trace import TurnResult
 from core.turn import Answer, Turn
-from route import proposal
-from route.aux import classify_aux
+from route import proposal, reanswer
+from route.aux import AuxKind, classify_aux
 from route.aux_reply import offline_aux_reply
 from route.chat import HELD_LIST, answer_aux, settle_list
 from route.registry import ActionRegistry
@@ -48,8 +48,20 @@ class Pipeline:
         if aux is not None:
             # A client's own housekeeping request: never a note or a query, and no stage events,
             # because clients parse these replies (often as JSON).
-            content = await answer_aux(turn, offline_aux_reply(aux, turn.messages, request_extras=request_extras))
+            offline_answer = offline_aux_reply(aux, turn.messages, request_extras=request_extras)
+            if aux is AuxKind.CONTINUATION:  # never a model's text appended after an answer's record
+                content = offline_answer
+                turn.on_content(content)
+            else:
+                content = await answer_aux(turn, offline_answer)
             return TurnOutcome("chat", content, str(aux), None, _ms(began))
+
+        again = reanswer.previous_answer(turn.messages)
+        if again is not None:  # "添加详情" / "More Concise": the same answer, nothing written again
+            turn.trace.emit("route", "end", "重新生成上一条回答：内容不变，不再写入", {"action": "reanswer"})
+            turn.on_content(again)
+            turn.trace.result = TurnResult(self.registry.fallback, "offline", None, {})
+            return TurnOutcome(self.registry.fallback, again, None, None, _ms(began))
 
         route_began = time.perf_counter()
         reply = proposal.answered(turn, self.registry)

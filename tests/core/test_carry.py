@@ -26,6 +26,14 @@ def test_the_line_is_a_commonmark_link_reference_definition() -> None:
     assert re.fullmatch(r'\[suikou\]: # "q1\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}"', line)
 
 
+@pytest.mark.parametrize("appended", ["OK", " OK", "继续说明一下。"])
+def test_a_record_is_still_read_when_a_client_appended_text_to_its_line(appended: str) -> None:
+    # Open WebUI's "Continue" appends the reply right after the closing quote (no newline).
+    text = carry.attach("answer", "w1", PAYLOAD, SEAL) + appended
+    assert carry.read(text, "w1", SEAL) == PAYLOAD
+    assert carry.strip(text) == "answer"
+
+
 def test_attaching_again_replaces_the_old_line() -> None:
     once = carry.attach("answer", "q1", {"a": 1}, SEAL)
     twice = carry.attach(once, "q1", {"a": 2}, SEAL)

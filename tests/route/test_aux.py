@@ -211,10 +211,17 @@ def test_trailing_system_summary_is_summary() -> None:
     assert classify_aux(messages) is AuxKind.SUMMARY
 
 
-@pytest.mark.parametrize("role", ["assistant", "tool", "system"])
+@pytest.mark.parametrize("role", ["tool", "system"])
 def test_trailing_non_user_message_is_never_a_user_turn(role: str) -> None:
     messages = [ChatText("user", "帮我记一下明天下午三点交报告"), ChatText(role, "好的")]
     assert classify_aux(messages) is AuxKind.OTHER
+
+
+def test_history_ending_with_an_answer_is_a_continuation_answered_with_nothing() -> None:
+    # Open WebUI's "Continue" button: whatever comes back is appended to the stored answer.
+    messages = [ChatText("user", "帮我记一下明天下午三点交报告"), ChatText("assistant", "好，已记下：交报告")]
+    assert classify_aux(messages) is AuxKind.CONTINUATION
+    assert offline_aux_reply(AuxKind.CONTINUATION, messages) == ""
 
 
 def test_empty_request_is_not_a_user_turn() -> None:
