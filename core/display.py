@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
@@ -32,6 +33,16 @@ _WHEN_FORMS: dict[Locale, tuple[str, str]] = {
     "zh": ("{month}{day}日 {weekday} {time}", "{year}年{month}{day}日 {weekday} {time}"),
     "en": ("{weekday} {month} {day}, {time}", "{weekday} {month} {day} {year}, {time}"),
 }
+
+
+# A numbered line of a rendered task list ("3. 交周报（重要且紧急；…" / "3. Pay rent (important & urgent; …"),
+# in either language: how a list is recognised in the history, where records are already stripped.
+TASK_LINE_RE = re.compile(
+    r"^\d+\. .+[（(](?:"
+    + "|".join(re.escape(label) for labels in GROUP_LABELS.values() for label in labels.values())
+    + r")",
+    re.M,
+)
 
 
 def group_label(group: int, locale: Locale = "zh") -> str:

@@ -98,6 +98,7 @@ from datetime import datetime
 from zoneinfo import ZoneInfo
 
 from core.countlock import EN_NUMBERS, CountLock, extract_count
+from core.display import TASK_LINE_RE
 from core.lexicon import (
     CALENDAR_ANCHORS,
     CALENDAR_HINT_RE,
@@ -288,7 +289,7 @@ _FOLLOWUP_RE = re.compile(
 # The list header in either language (see taskquery.rendering.LIST_HEADER_RE), the English "that's all"
 # after the last page, then Chinese wordings.
 _QUERY_REPLY_RE = re.compile(
-    r"给你整理了|^Here (?:are \d+ tasks|is 1 task)|^That's all: \d+ in total|"
+    TASK_LINE_RE.pattern + r"|给你整理了|^Here (?:are \d+ tasks|is 1 task)|^That's all: \d+ in total|"
     r"条任务|共\s*\d+\s*条|匹配|没有找到.*任务|没有符合|挑了\s*\d+\s*个",
     re.M,
 )

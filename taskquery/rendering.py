@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from core.display import format_when, group_label, is_overdue
+from core.display import TASK_LINE_RE, format_when, group_label, is_overdue
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
 
@@ -52,8 +52,16 @@ _TEXTS: dict[Locale, dict[str, str]] = {
     },
 }
 
-# Recognises a list this module rendered, in either language (the header may follow a prefix line).
-LIST_HEADER_RE = re.compile(r"给你整理了|^Here (?:are \d+ tasks|is 1 task)", re.M)
+# Recognises a list this module rendered, in either language: its task lines, or the header of
+# answers written before the header was folded into the prefix (still in clients' histories).
+LIST_HEADER_RE = re.compile(rf"{TASK_LINE_RE.pattern}|给你整理了|^Here (?:are \d+ tasks|is 1 task)", re.M)
+# What a prefix line that introduces the list says about the count, folded into it ("…（共 12 条匹配）：").
+_FOLDED_COUNT: dict[Locale, dict[str, str]] = {
+    "zh": {"more": "（共 {total} 条匹配）", "all": "（共 {total} 条）", "colon": "："},
+    "en": {"more": " ({total} matches)", "all": " ({total} tasks)", "colon": ":"},
+}
+# A lead ends in one of these; any is replaced by the colon. A question is no lead: the header stays.
+_LEAD_ENDS = "：:。.！!，,；; "
 
 # The deterministic one-line prefix above the list (see taskquery.steps.default_prefix).
 PREFIXES: dict[Locale, dict[str, str]] = {
@@ -211,27 +219,41 @@ def render_list(
     now: datetime | None = None,
     offer_all: bool = True,
     locale: Locale = "zh",
+    lead: str | None = None,
 ) -> str:
     """The header with the true total, one line per task, and a tail when more remain.
+
+    `lead` is a line that already introduces the list ("「明天」的任务在这里："): the count is folded
+    into it, so the list has one header. Blank lines around the items make them a Markdown list
+    whatever number it starts at, with the tail its own paragraph (CommonMark).
 
     `offer_all=False` when this page is already as long as a page can be: then 「全部」 would only
     show the same page again, so the tail offers 「再来 N 个」 alone.
     """
     text = _TEXTS[locale]
     shown = len(page.items)
-    header = text["header_one" if shown == 1 else "header_many"].format(shown=shown)
     more_exist = page.total > shown or not page.total_exact
-    header += text["of_total"].format(total=page.total_label) if more_exist else text["end_header"]
-    lines = [header]
-    lines += [task_line(offset + i + 1, task, tz, now, locale=locale) for i, task in enumerate(page.items)]
+    header = _header(page, shown, more_exist, locale, lead)
+    lines = [task_line(offset + i + 1, task, tz, now, locale=locale) for i, task in enumerate(page.items)]
+    blocks = [header, "\n".join(lines)]
     remaining = page.total - offset - shown
     if not page.total_exact:  # counting stopped: how many remain is not known, only that some do
         more = text["more"].format(count=5) + (text["or_all"] if offer_all else "")
-        lines.append(text["tail_uncounted"].format(more=more))
+        blocks.append(text["tail_uncounted"].format(more=more))
     elif remaining > 0:
         more = text["more"].format(count=min(remaining, 5)) + (text["or_all"] if offer_all else "")
-        lines.append(text["tail"].format(remaining=remaining, more=more))
-    return "\n".join(lines)
+        blocks.append(text["tail"].format(remaining=remaining, more=more))
+    return "\n\n".join(blocks)
+
+
+def _header(page: TaskPage, shown: int, more_exist: bool, locale: Locale, lead: str | None) -> str:
+    if lead is None:
+        text = _TEXTS[locale]
+        header = text["header_one" if shown == 1 else "header_many"].format(shown=shown)
+        return header + (text["of_total"].format(total=page.total_label) if more_exist else text["end_header"])
+    folded = _FOLDED_COUNT[locale]
+    count = folded["more"] if more_exist else folded["all"] if shown > 1 else ""
+    return lead.rstrip(_LEAD_ENDS) + count.format(total=page.total_label) + folded["colon"]
 
 
 def render_answer(
@@ -255,5 +277,9 @@ def render_answer(
         return f"{prefix}\n{text['all_shown'].format(total=page.total_label)}"
     if not page.items:
         return f"{prefix}\n{hint or text['no_result']}"
-    body = render_list(page, tz, offset=offset, now=now, offer_all=offer_all, locale=locale)
-    return f"{prefix}\n{body}"
+    above, _, last = prefix.rpartition("\n")
+    lead = None if not last.strip() or last.rstrip().endswith(("？", "?")) else last
+    body = render_list(page, tz, offset=offset, now=now, offer_all=offer_all, locale=locale, lead=lead)
+    if lead is None:
+        return f"{prefix}\n{body}"
+    return f"{above}\n{body}" if above else body

@@ -908,7 +908,7 @@ async def test_found_a_query_answer_claims_a_write_from_reflects_prefix(database
     answer = await h.ask("来一个简单的任务")
     h.state.engine.dispose()
     assert answer.action == "task_query" and "记下" not in answer.content
-    assert answer.content.startswith("给你挑了一个：\n给你整理了 1 条任务")
+    assert answer.content.startswith("给你挑了一个：\n\n1. 买咖啡豆")
     check_words(answer.action, answer.content, created=[])
 
 

@@ -189,5 +189,5 @@ def test_key_sees_the_demo_tasks(service: Harness) -> None:
         r = client.post("/v1/chat/completions", json=body, headers=bearer(key))
         assert r.status_code == 200, r.text
         answer = r.json()["choices"][0]["message"]["content"]
-        assert "给你整理了" in answer
+        assert "（共 " in answer and "\n\n1. " in answer  # a list, its count in the header
         assert any(title in answer for title in demo_titles)

@@ -58,7 +58,7 @@ async def test_first_page_offers_more(seeded: Harness) -> None:
     first = await seeded.ask("show me my tasks")
     assert first.action == "task_query"
     assert numbered(first) == list(enumerate(TITLES[:5], start=1))
-    assert "Here are 5 tasks (8 matches):" in first.content
+    assert "Here's what I found (8 matches):\n\n1. " in first.content
     assert first.visible.endswith('3 more not listed — say "3 more" or "all" to see them.')
 
 
@@ -66,7 +66,7 @@ async def test_two_more_continues_the_numbering(seeded: Harness) -> None:
     _, more = await seeded.converse("show me my tasks", "2 more")
     assert more.action == "task_query"
     assert numbered(more) == [(6, "Water the plants"), (7, "Quarterly review")]
-    assert "Here are 2 tasks (8 matches):" in more.content
+    assert "Here's what I found (8 matches):\n\n6. " in more.content
     assert more.visible.endswith('1 more not listed — say "1 more" or "all" to see them.')
     assert plan_data(more)["explicit_limit"] == 2
     assert anchor_data(more)["limit"] == 2
@@ -118,7 +118,7 @@ async def test_all_lists_the_whole_match_from_the_top(seeded: Harness, message: 
     assert everything.action == "task_query"
     assert numbered(everything) == list(enumerate(TITLES, start=1))
     assert plan_data(everything)["wants_all"] is True
-    assert "Here are 8 tasks:" in everything.content  # the conversation's language, even for "all"
+    assert "Here's what I found (8 tasks):" in everything.content  # the conversation's language, even for "all"
 
 
 async def test_all_keeps_the_previous_filters(seeded: Harness) -> None:
@@ -162,7 +162,7 @@ async def test_english_more_after_a_chinese_list(seeded: Harness) -> None:
     first, more = await seeded.converse("这周有什么任务", "1 more")
     assert [n for n, _ in numbered(first)] == [1, 2, 3, 4, 5]
     assert numbered(more) == [(6, "Water the plants")]
-    assert "Here is 1 task (6 matches):" in more.content
+    assert "(6 matches):\n\n6. Water the plants" in more.content
 
 
 async def test_chinese_more_after_an_english_list_still_works(seeded: Harness) -> None:

@@ -162,7 +162,7 @@ async def test_lists_only_open_tasks_without_a_deadline(harness: Any) -> None:
     answer = await seed(harness).ask("哪些任务还没定截止日期")
     assert answer.action == "task_query"
     lines = answer.visible.splitlines()
-    assert lines[0] == "没有截止时间的任务："
+    assert lines[0] == "没有截止时间的任务（共 2 条）："
     assert listed(answer.visible) == ["规划明年目标", "整理照片"]  # by group, then id
     assert "截止" not in "".join(lines[2:])
     anchor = [e for e in answer.events if e.stage == "time_anchor" and e.status == "end"][-1]
@@ -171,7 +171,7 @@ async def test_lists_only_open_tasks_without_a_deadline(harness: Any) -> None:
 
 async def test_english_answer(harness: Any) -> None:
     answer = await seed(harness).ask("undated tasks")
-    assert answer.visible.splitlines()[0] == "Tasks without a deadline:"
+    assert answer.visible.splitlines()[0] == "Tasks without a deadline (2 tasks):"
     assert listed(answer.visible) == ["规划明年目标", "整理照片"]
 
 
@@ -201,6 +201,6 @@ async def test_a_single_undated_task_is_still_introduced_as_such(harness: Any) -
     answer = await harness.ask("没有截止时间的任务")
     assert answer.visible.splitlines()[:3] == [
         "没有截止时间的任务：",
-        "给你整理了 1 条任务：",
+        "",
         "1. 学吉他（重要不紧急）",
     ]

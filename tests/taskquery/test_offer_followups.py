@@ -155,7 +155,7 @@ async def test_yes_after_the_undated_offer_lists_the_undated_tasks(harness: Any)
     empty, listed = await h.converse("明天有什么任务", "好的")
     assert empty.visible.splitlines()[-1] == "要看看没有截止时间的吗？"
     assert listed.action == "task_query"
-    assert listed.visible.splitlines()[0] == "没有截止时间的任务："
+    assert listed.visible.splitlines()[0] == "没有截止时间的任务（共 2 条）："
     assert sorted(titles(listed.visible)) == ["学做面包", "整理照片"]
 
 
@@ -183,7 +183,7 @@ async def test_english_yes_after_the_english_offer(harness: Any, yes: str) -> No
     empty, listed = await h.converse("any important tasks due this week?", yes)
     assert empty.visible.splitlines()[-1] == "Want to see the overdue ones?"
     assert listed.action == "task_query"
-    assert listed.visible.splitlines()[1].startswith("Here are 2 tasks")
+    assert listed.visible.splitlines()[0].endswith("(2 tasks):")
     assert sorted(titles(listed.visible)) == ["浇花", "还图书馆的书"]
 
 

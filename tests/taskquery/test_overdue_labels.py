@@ -133,6 +133,7 @@ def mixed_page() -> TaskPage:
 def test_render_list_labels_only_the_open_past_due_lines_in_chinese() -> None:
     assert render_list(mixed_page(), TZ, now=NOW).splitlines() == [
         "给你整理了 4 条任务：",
+        "",
         "1. 准备董事会材料（重要且紧急；已逾期；截止 11月28日 周六 17:00）",
         "2. 交季度报告（重要且紧急；截止 12月1日 周二 15:00）",
         "3. 提交报销单（重要且紧急；已完成；截止 11月28日 周六 17:00）",
@@ -143,8 +144,8 @@ def test_render_list_labels_only_the_open_past_due_lines_in_chinese() -> None:
 def test_render_answer_labels_only_the_open_past_due_lines_in_english() -> None:
     answer = render_answer(PREFIXES["en"]["generic"], mixed_page(), TZ, now=NOW, locale="en")
     assert answer.splitlines() == [
-        "Here's what I found:",
-        "Here are 4 tasks:",
+        "Here's what I found (4 tasks):",
+        "",
         "1. 准备董事会材料 (important & urgent; overdue; due Sat Nov 28, 17:00)",
         "2. 交季度报告 (important & urgent; due Tue Dec 1, 15:00)",
         "3. 提交报销单 (important & urgent; done; due Sat Nov 28, 17:00)",
@@ -155,7 +156,7 @@ def test_render_answer_labels_only_the_open_past_due_lines_in_english() -> None:
 def test_paged_list_labels_overdue_lines_too() -> None:
     page = TaskPage(total=9, items=[row("取快递", 3, PAST, task_id=4)])
     lines = render_list(page, TZ, offset=3, now=NOW).splitlines()
-    assert lines[1] == "4. 取快递（简单不重要；已逾期；截止 11月28日 周六 17:00）"
+    assert lines[2] == "4. 取快递（简单不重要；已逾期；截止 11月28日 周六 17:00）"
 
 
 # --- through the whole query pipeline (the graph passes its `now`) ---------------------------------

@@ -689,9 +689,10 @@ def test_render_list_header_shows_the_true_total_and_a_tail() -> None:
     text = render_list(page, TZ)
     lines = text.splitlines()
     assert lines[0] == "给你整理了 3 条任务（共 7 条匹配）："
-    assert lines[1] == "1. 交报告（重要且紧急；截止 12月1日 周二 15:00）"
-    assert lines[3].startswith("3. 学习（重要不紧急")
-    assert lines[4] == "还有 4 条没列出，说「再来 4 个」或「全部」可以继续看。"
+    assert lines[1] == ""
+    assert lines[2] == "1. 交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    assert lines[4].startswith("3. 学习（重要不紧急")
+    assert lines[5:] == ["", "还有 4 条没列出，说「再来 4 个」或「全部」可以继续看。"]
 
 
 def test_render_list_without_more_has_no_count_and_no_tail() -> None:
@@ -708,7 +709,7 @@ def test_render_list_tail_offers_at_most_five_and_all_only_when_useful() -> None
 
 def test_render_list_continues_numbering_after_an_offset() -> None:
     text = render_list(TaskPage(total=8, items=[row("b"), row("c")]), TZ, offset=1)
-    assert [line.split(".")[0] for line in text.splitlines()[1:3]] == ["2", "3"]
+    assert [line.split(".")[0] for line in text.splitlines()[2:4]] == ["2", "3"]
     assert text.splitlines()[-1].startswith("还有 5 条没列出")
 
 

@@ -81,9 +81,11 @@ def test_render_list_in_english_with_total_and_tail() -> None:
     page = TaskPage(total=7, items=[row("send the report", 1), row("buy coffee", 3, None), row("study", 2)])
     assert render_list(page, TZ, locale="en").splitlines() == [
         "Here are 3 tasks (7 matches):",
+        "",
         "1. send the report (important & urgent; due Tue Dec 1, 15:00)",
         "2. buy coffee (easy, not important)",
         "3. study (important, not urgent; due Tue Dec 1, 15:00)",
+        "",
         '4 more not listed — say "4 more" or "all" to see them.',
     ]
 
@@ -91,11 +93,12 @@ def test_render_list_in_english_with_total_and_tail() -> None:
 def test_render_list_in_english_without_total() -> None:
     assert render_list(TaskPage(total=2, items=rows(2)), TZ, locale="en").splitlines() == [
         "Here are 2 tasks:",
+        "",
         "1. t0 (easy, not important)",
         "2. t1 (easy, not important)",
     ]
     assert render_list(TaskPage(total=1, items=rows(1)), TZ, locale="en") == (
-        "Here is 1 task:\n1. t0 (easy, not important)"
+        "Here is 1 task:\n\n1. t0 (easy, not important)"
     )
     assert render_list(TaskPage(total=3, items=rows(1)), TZ, locale="en").splitlines()[0] == (
         "Here is 1 task (3 matches):"
@@ -114,19 +117,22 @@ def test_render_list_english_tail_offers_at_most_five_and_all_only_when_useful()
 
 def test_render_list_english_continues_numbering_after_an_offset() -> None:
     text = render_list(TaskPage(total=8, items=rows(2)), TZ, offset=1, locale="en")
-    assert text.splitlines()[1:] == [
+    assert text.splitlines()[2:] == [
         "2. t0 (easy, not important)",
         "3. t1 (easy, not important)",
+        "",
         '5 more not listed — say "5 more" or "all" to see them.',
     ]
 
 
-def test_render_list_chinese_is_unchanged() -> None:
+def test_render_list_chinese_has_blank_lines_around_the_items() -> None:
     page = TaskPage(total=7, items=[row("交报告", 1), row("买咖啡豆", 3, None)])
     assert render_list(page, TZ).splitlines() == [
         "给你整理了 2 条任务（共 7 条匹配）：",
+        "",
         "1. 交报告（重要且紧急；截止 12月1日 周二 15:00）",
         "2. 买咖啡豆（简单不重要）",
+        "",
         "还有 5 条没列出，说「再来 5 个」或「全部」可以继续看。",
     ]
     assert render_list(TaskPage(total=1, items=rows(1)), TZ, locale="zh").splitlines()[0] == "给你整理了 1 条任务："
@@ -136,13 +142,15 @@ def test_render_list_when_counting_stopped_says_more_without_a_number() -> None:
     page = TaskPage(total=1000, items=rows(2), total_exact=False)
     assert render_list(page, TZ).splitlines() == [
         "给你整理了 2 条任务（共 1000+ 条匹配）：",
+        "",
         "1. t0（简单不重要）",
         "2. t1（简单不重要）",
+        "",
         "还有更多没列出，说「再来 5 个」或「全部」可以继续看。",
     ]
     # Even when this page reaches the counted bound, more exist: the tail still says so.
     last = TaskPage(total=3, items=rows(2), total_exact=False)
-    assert render_list(last, TZ, offset=1, offer_all=False, locale="en").splitlines()[::3] == [
+    assert render_list(last, TZ, offset=1, offer_all=False, locale="en").splitlines()[::5] == [
         "Here are 2 tasks (3+ matches):",
         'More not listed — say "5 more" to see them.',
     ]
@@ -154,8 +162,32 @@ def test_render_list_when_counting_stopped_says_more_without_a_number() -> None:
 def test_render_answer_in_english() -> None:
     page = TaskPage(total=1, items=[row("send the report", 1)])
     assert render_answer(PREFIXES["en"]["only_one"], page, TZ, now=NOW, locale="en") == (
-        "Only this one matches:\nHere is 1 task:\n1. send the report (important & urgent; due Tue Dec 1, 15:00)"
+        "Only this one matches:\n\n1. send the report (important & urgent; due Tue Dec 1, 15:00)"
     )
+
+
+def test_a_lead_line_takes_the_count_and_the_list_has_one_header() -> None:
+    page = TaskPage(total=12, items=rows(2))
+    assert render_answer("「明天」的任务在这里：", page, TZ, now=NOW).splitlines()[:3] == [
+        "「明天」的任务在这里（共 12 条匹配）：",
+        "",
+        "1. t0（简单不重要）",
+    ]
+    assert render_answer("Tasks for today:", TaskPage(total=2, items=rows(2)), TZ, now=NOW, locale="en").startswith(
+        "Tasks for today (2 tasks):\n\n1. "
+    )
+    # A lead that asks something is no lead: the header stays its own line.
+    assert render_answer("要先做哪个？", page, TZ, now=NOW).splitlines()[1] == "给你整理了 2 条任务（共 12 条匹配）："
+
+
+def test_a_page_starting_after_one_is_still_a_markdown_list() -> None:
+    """CommonMark: only a list starting at 1 may interrupt a paragraph, and a line right after
+    an item is a lazy continuation of it; the blank lines make page 2 a list and the tail a paragraph."""
+    text = render_answer("按你的问题找到这些任务：", TaskPage(total=9, items=rows(3)), TZ, offset=3, now=NOW)
+    header, blank, *items, blank2, tail = text.splitlines()
+    assert (blank, blank2) == ("", "") and header == "按你的问题找到这些任务（共 9 条匹配）："
+    assert [item.split(".")[0] for item in items] == ["4", "5", "6"]
+    assert tail.startswith("还有 3 条没列出")
 
 
 def test_render_answer_english_no_result_and_all_shown() -> None:
@@ -236,3 +268,13 @@ def test_no_followup_after_an_english_reply_that_is_not_a_list() -> None:
         HistoryTurn("assistant", "OK, noted: call mom (important, not urgent)"),
     ]
     assert find_followup("再来两个", history) is None
+
+
+def test_a_later_page_renders_as_an_ordered_list_in_commonmark() -> None:
+    from markdown_it import MarkdownIt
+
+    text = render_answer("按你的问题找到这些任务：", TaskPage(total=9, items=rows(3)), TZ, offset=3, now=NOW)
+    html = MarkdownIt("commonmark").render(text)
+    assert '<ol start="4">' in html
+    assert html.count("<li>") == 3
+    assert html.rstrip().endswith("</ol>\n<p>还有 3 条没列出，说「再来 3 个」或「全部」可以继续看。</p>")
