@@ -90,7 +90,10 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         assert state.task is not None
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
             # A concurrent copy of this attempt may have written first: then say so.
-            text = confirmation(state.task, state.tz, state.now, state.locale, again=not state.created)
+            estimate = state.draft.estimate_text if state.draft is not None and state.created else None
+            text = confirmation(
+                state.task, state.tz, state.now, state.locale, again=not state.created, estimate=estimate
+            )
             if state.change_ids:
                 text = changes.marker(text, state.change_ids, ctx.deps.turn.seal)
             span.done("已确认")

@@ -112,6 +112,8 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
     steps.anchor_deadline(state)
     steps.priority_step(state)
     zone = ZoneInfo(turn.tz)
+    # An estimate the user said is shown as not saved, as the confirmation says.
+    unsaved = {"estimate_unsaved": draft.estimate_text} if draft.estimate_text else {}
     return {
         "title": draft.title,
         "priority_group": state.priority_group,
@@ -119,6 +121,7 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
         "urgency_threshold_at": (
             state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
         ),
+        **unsaved,
     }
 
 

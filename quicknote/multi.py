@@ -66,8 +66,10 @@ async def _read_part(number: int, count: int, sentence: str, turn: Turn) -> Note
     return state
 
 
-async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate]) -> Outcome:
-    """Writes the notes (idempotent per attempt) and confirms them; one note gets the one-line confirmation."""
+async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate], estimates: Sequence[str | None] = ()) -> Outcome:
+    """Writes the notes (idempotent per attempt) and confirms them; one note gets the one-line confirmation.
+
+    `estimates[i]` is the estimate note i said, which the confirmation names as not saved."""
     with turn.trace.node("persist", "保存任务") as span:
         written = await steps.write_notes(turn, notes)
         span.done(
@@ -77,11 +79,13 @@ async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate]) -> Outcome:
         )
     with turn.trace.node("confirm", "确认") as span:
         again = not written.created
+        shown = () if again else estimates
         if len(written.tasks) == 1:
-            text = confirmation(written.tasks[0], turn.tz, turn.now, turn.locale, again=again)
+            estimate = shown[0] if shown else None
+            text = confirmation(written.tasks[0], turn.tz, turn.now, turn.locale, again=again, estimate=estimate)
             data: dict[str, Any] = {"task": records(written.tasks, turn)[0], "created": written.created}
         else:
-            text = list_confirmation(written.tasks, turn.tz, turn.now, turn.locale, again=again)
+            text = list_confirmation(written.tasks, turn.tz, turn.now, turn.locale, again=again, estimates=shown)
             data = {"tasks": records(written.tasks, turn), "created": written.created}
         if written.change_ids:
             text = changes.marker(text, written.change_ids, turn.seal)
@@ -104,7 +108,8 @@ async def capture_parts(turn: Turn, parts: Sequence[str], *, check_duplicates: b
         found = await anyio.to_thread.run_sync(steps.near_duplicates, turn, notes)
         if found:
             return ask_duplicates(turn, found, notes)
-    return await write_and_confirm(turn, notes)
+    estimates = [state.draft.estimate_text if state.draft is not None else None for state in states]
+    return await write_and_confirm(turn, notes, estimates)
 
 
 def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate]) -> Outcome:
