@@ -75,7 +75,7 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
         if pending is not None:
             # "要" after "已有「交电费」…还要再记一条吗？": write what the warning carried, no model call.
             turn.trace.emit("duplicate", "info", "你确认要再记，按上一轮的内容写入", {"notes": len(pending.notes)})
-            outcome = await write_and_confirm(turn, pending.task_data())
+            outcome = await write_and_confirm(turn, pending.task_data(), pending.shown_estimates())
             return outcome.text, outcome.data
         if asked is not None:
             # The warning's record is gone (a client that drops it): read that message again.

@@ -23,7 +23,7 @@ from core.models import Task, TaskCreate
 from core.store import task_row
 from core.turn import Turn
 from quicknote import steps
-from quicknote.pending import PendingCapture, attach_pending
+from quicknote.pending import attach_pending, pending_of
 from quicknote.rendering import (
     confirmation,
     duplicate_warning,
@@ -104,15 +104,17 @@ async def capture_parts(turn: Turn, parts: Sequence[str], *, check_duplicates: b
             return Outcome(read)
         states.append(read)
     notes = [steps.note_data(state) for state in states]
+    estimates = [state.draft.estimate_text if state.draft is not None else None for state in states]
     if check_duplicates:
         found = await anyio.to_thread.run_sync(steps.near_duplicates, turn, notes)
         if found:
-            return ask_duplicates(turn, found, notes)
-    estimates = [state.draft.estimate_text if state.draft is not None else None for state in states]
+            return ask_duplicates(turn, found, notes, estimates)
     return await write_and_confirm(turn, notes, estimates)
 
 
-def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate]) -> Outcome:
+def ask_duplicates(
+    turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate], estimates: Sequence[str | None] = ()
+) -> Outcome:
     titles = "、".join(f"「{t.title}」" for t in found)
     turn.trace.emit(
         "duplicate",
@@ -121,7 +123,7 @@ def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate
         {"task_ids": [t.id for t in found]},
     )
     text = duplicate_warning(found, len(notes), turn.tz, turn.now, turn.locale)
-    text = attach_pending(text, PendingCapture(notes=list(notes)), turn.seal)
+    text = attach_pending(text, pending_of(notes, estimates), turn.seal)
     data: dict[str, Any] = {"duplicate_of": records(found[:1], turn)[0], "created": False}
     if len(found) > 1 or len(notes) > 1:
         data["duplicates"] = records(found, turn)
