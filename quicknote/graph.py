@@ -90,7 +90,7 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         assert state.task is not None
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
             # A concurrent copy of this attempt may have written first: then say so.
-            estimate = state.draft.estimate_text if state.draft is not None and state.created else None
+            estimate = state.draft.estimate_text if state.draft is not None else None
             text = confirmation(
                 state.task, state.tz, state.now, state.locale, again=not state.created, estimate=estimate
             )

@@ -13,6 +13,7 @@ from core.turn import Answer, Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
 from quicknote.multi import capture_parts, records, write_and_confirm
+from quicknote.offline import offline_extract_note
 from quicknote.pending import is_yes, pending_capture
 from quicknote.rendering import confirmation, list_confirmation
 from quicknote.split import split_note
@@ -53,13 +54,23 @@ def _counted(data: dict[str, Any]) -> tuple[str, dict[str, int]]:
     return "clarify", {}
 
 
+def _said_estimates(turn: Turn, count: int) -> list[str | None]:
+    """The estimate each part of the message said, read again by the rules (no model call), so a
+    retry names what was not saved as the first answer did; none when the parts no longer line up."""
+    parts = split_note(turn.text, turn.now, turn.tz)
+    if len(parts) != count:
+        return [None] * count
+    return [offline_extract_note(part, turn.now, turn.tz).estimate_text for part in parts]
+
+
 def _again(turn: Turn, existing: steps.Written) -> tuple[str, dict[str, Any]]:
     tasks = existing.tasks
+    estimates = _said_estimates(turn, len(tasks))
     if len(tasks) == 1:
-        answer = confirmation(tasks[0], turn.tz, turn.now, turn.locale, again=True)
+        answer = confirmation(tasks[0], turn.tz, turn.now, turn.locale, again=True, estimate=estimates[0])
         data: dict[str, Any] = {"task": records(tasks, turn)[0], "created": False}
     else:
-        answer = list_confirmation(tasks, turn.tz, turn.now, turn.locale, again=True)
+        answer = list_confirmation(tasks, turn.tz, turn.now, turn.locale, again=True, estimates=estimates)
         data = {"tasks": records(tasks, turn), "created": False}
     # A regenerate replaces the first answer: carry the same write record, so "撤销" still finds it.
     if existing.change_ids:

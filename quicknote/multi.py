@@ -79,7 +79,7 @@ async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate], estimates: 
         )
     with turn.trace.node("confirm", "确认") as span:
         again = not written.created
-        shown = () if again else estimates
+        shown = estimates if len(estimates) == len(written.tasks) else ()
         if len(written.tasks) == 1:
             estimate = shown[0] if shown else None
             text = confirmation(written.tasks[0], turn.tz, turn.now, turn.locale, again=again, estimate=estimate)

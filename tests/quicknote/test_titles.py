@@ -216,9 +216,20 @@ async def test_a_note_with_an_estimate_end_to_end(harness: Harness) -> None:
     assert answer.visible == "好，已记下：写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）"
 
 
+async def test_a_retry_names_the_estimate_again(harness: Harness) -> None:
+    await harness.ask("记一下写周报，大概一个小时")
+    again = await harness.ask("记一下写周报，大概一个小时")
+    assert (
+        again.visible
+        == "这条消息刚才已经记下了，没有重复创建：写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）"
+    )
+
+
 async def test_two_notes_one_with_an_estimate_end_to_end(harness: Harness) -> None:
     answer = await harness.ask("明天买牛奶，周五写周报，大概一个小时")
     assert answer.visible.splitlines()[2].endswith("（预计用时「一个小时」暂时还不能保存）")
+    again = await harness.ask("明天买牛奶，周五写周报，大概一个小时")
+    assert again.visible.splitlines()[2].endswith("（预计用时「一个小时」暂时还不能保存）")
 
 
 # --- property: bracketed text always survives verbatim in the title ----------------------------
