@@ -71,6 +71,8 @@ _DAY_AMOUNT_ZH = rf"(?:{_NUM_ZH}(?:个)?(?:半)?(?:工作日|天))"
 # A relative time begins with the amount: "一个小时后", "3天内", "半小时以后".
 _NOT_TIME_ZH = r"(?!\s*(?:之后|以后|后|之内|以内|内|之前|以前|前|以来))"
 _SEP_ZH = r"[，,；;。、\s]"
+# "半小时能做完的活" describes a thing, it says no estimate ("找个半小时能做完的活").
+_NOT_MODIFIER_ZH = rf"(?!{_TAILS_ZH}?的)"
 
 _HEDGE_ZH = "|".join(re.escape(h) for h in sorted(ESTIMATE_HEDGES_ZH, key=len, reverse=True))
 _HEDGE_EN = "|".join(re.escape(h) for h in sorted(ESTIMATE_HEDGES_EN, key=len, reverse=True))
@@ -83,10 +85,11 @@ _AMOUNT_EN = rf"(?:{_NUM_EN}\s*{_UNIT_EN}(?:\s+and\s+a\s+half)?|an?\s+hour\s+and
 _ESTIMATE_RES: tuple[re.Pattern[str], ...] = (
     # "大概一个小时", "预计半小时左右", "差不多三天"
     re.compile(
-        rf"(?:{_HEDGE_ZH})\s*(?:用|花)?\s*(?P<amount>{_CLOCK_AMOUNT_ZH}|{_DAY_AMOUNT_ZH}){_NOT_TIME_ZH}{_TAILS_ZH}?"
+        rf"(?:{_HEDGE_ZH})\s*(?:用|花)?\s*(?P<amount>{_CLOCK_AMOUNT_ZH}|{_DAY_AMOUNT_ZH}){_NOT_TIME_ZH}"
+        rf"{_NOT_MODIFIER_ZH}{_TAILS_ZH}?"
     ),
     # "半小时能搞定", "两个小时做完", "40分钟左右"
-    re.compile(rf"(?P<amount>{_CLOCK_AMOUNT_ZH}){_NOT_TIME_ZH}(?:{_DONE_ZH}|左右|上下)"),
+    re.compile(rf"(?P<amount>{_CLOCK_AMOUNT_ZH}){_NOT_TIME_ZH}{_NOT_MODIFIER_ZH}(?:{_DONE_ZH}|左右|上下)"),
     # a clause that is only an amount: "拉伸，15分钟", "15分钟，拉伸"
     re.compile(rf"(?:^|(?<={_SEP_ZH}))(?P<amount>{_CLOCK_AMOUNT_ZH})(?={_SEP_ZH}|$)"),
     # "about 2h", "should take 30 minutes", "for about an hour"

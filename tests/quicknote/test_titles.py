@@ -157,6 +157,9 @@ ESTIMATES: list[tuple[str, str, str | None, str | None]] = [
     ("一个小时后提醒我喝水", "喝水", None, "一个小时后"),
     ("记一下3天内交报告", "交报告", None, "3天内"),
     ("call mom in 2 hours", "call mom", None, "in 2 hours"),
+    # an amount that describes a thing is title
+    ("记一下找个半小时能做完的活", "找个半小时能做完的活", None, None),
+    ("记一下列一下十分钟左右的拉伸动作", "列十分钟左右的拉伸动作", None, None),
 ]
 
 
