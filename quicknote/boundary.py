@@ -15,7 +15,9 @@ from datetime import datetime
 
 from core.grounding import grounded_share, looks_like_time, occurs_in, plausible_moment
 from core.lexicon import PrioritySignals, priority_signals
+from quicknote.brackets import bracket_spans, mask, strip_placeholders
 from quicknote.draft import NoteDraft
+from quicknote.offline import is_bracket_label
 
 # Share of a model title that must come from the user's words (CJK characters or Latin words).
 MIN_GROUNDED_TITLE = 0.6
@@ -31,7 +33,7 @@ class SettledNote:
 def settle_note(proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datetime, tz: str) -> SettledNote:
     notes: list[str] = []
     time_text, deadline = _settle_time(proposed, rules, sentence, now, tz, notes)
-    title = _settle_title(proposed.title, rules.title, time_text, sentence, notes)
+    title = _settle_title(proposed.title, rules, time_text, sentence, notes)
     group, reason = proposed.priority_group, proposed.priority_reason
     if _said_priority(sentence) and proposed.priority_group != rules.priority_group:
         notes.append(f"优先级按你的原话定为 {rules.priority_group}（模型给的是 {proposed.priority_group}）")
@@ -49,8 +51,21 @@ def settle_note(proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datet
         priority_group=group,
         priority_reason=reason,
         urgency_threshold_text=threshold,
+        estimate_text=_settle_estimate(proposed.estimate_text, rules.estimate_text, sentence),
     )
     return SettledNote(draft, notes)
+
+
+def _settle_estimate(proposed: str | None, rules: str | None, sentence: str) -> str | None:
+    """The rules' estimate; the model's only when the user said it (it is shown, never stored)."""
+    if rules is not None:
+        return rules
+    return proposed if proposed and occurs_in(proposed, strip_placeholders(_unbracketed(sentence))) else None
+
+
+def _unbracketed(sentence: str) -> str:
+    """The sentence with its quoted and bracketed text hidden: that text is title, never time."""
+    return mask(sentence, lambda _: False).text
 
 
 def _settle_time(
@@ -64,7 +79,7 @@ def _settle_time(
         if proposed.deadline_at is not None:
             notes.append("忽略了模型自己算的截止时间：你的话里没有时间")
         return None, None
-    if not occurs_in(proposed.time_text, sentence) or not looks_like_time(proposed.time_text):
+    if not occurs_in(proposed.time_text, _unbracketed(sentence)) or not looks_like_time(proposed.time_text):
         notes.append(f"忽略了时间「{proposed.time_text[:20]}」：你的话里没有这个时间")
         return None, None
     # Used by the time anchor only if code cannot resolve the phrase itself.
@@ -75,8 +90,9 @@ def _settle_time(
 
 
 def _settle_title(
-    proposed: str | None, rules: str | None, time_text: str | None, sentence: str, notes: list[str]
+    proposed: str | None, rules_draft: NoteDraft, time_text: str | None, sentence: str, notes: list[str]
 ) -> str | None:
+    rules = rules_draft.title
     if not proposed or not proposed.strip():
         return rules
     if grounded_share(proposed, sentence) < MIN_GROUNDED_TITLE:
@@ -84,8 +100,15 @@ def _settle_title(
         return rules
     if time_text and occurs_in(time_text, proposed):
         return rules  # the model kept the time phrase in the title; the rules' title leaves it out
+    if rules_draft.estimate_text and occurs_in(rules_draft.estimate_text, proposed):
+        return rules  # the same for an estimate ("写周报，大概一个小时")
+    if rules and any(rules[a:b] not in proposed for a, b in bracket_spans(rules)):
+        notes.append(f"标题里要保留你加了引号或括号的原话，改用「{rules}」")
+        return rules
     return proposed
 
 
 def _said_priority(sentence: str) -> bool:
-    return priority_signals(sentence) != _NO_SIGNALS
+    """Priority words the user said: a bracketed label counts ("(urgent)"), a quoted name does not."""
+    masked = mask(sentence, is_bracket_label)
+    return priority_signals("，".join((strip_placeholders(masked.text), *masked.priority))) != _NO_SIGNALS

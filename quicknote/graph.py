@@ -13,7 +13,7 @@ from pydantic_graph.graph_builder import Graph
 from core import changes
 from core.display import group_label
 from quicknote import steps
-from quicknote.pending import PendingCapture, attach_pending
+from quicknote.pending import attach_pending, pending_of
 from quicknote.rendering import confirmation, duplicate_warning, no_title_question, unclear_time_question
 from quicknote.state import NoteDeps, NoteState
 
@@ -90,7 +90,10 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
         assert state.task is not None
         with ctx.deps.turn.trace.node("confirm", "确认") as span:
             # A concurrent copy of this attempt may have written first: then say so.
-            text = confirmation(state.task, state.tz, state.now, state.locale, again=not state.created)
+            estimate = state.draft.estimate_text if state.draft is not None else None
+            text = confirmation(
+                state.task, state.tz, state.now, state.locale, again=not state.created, estimate=estimate
+            )
             if state.change_ids:
                 text = changes.marker(text, state.change_ids, ctx.deps.turn.seal)
             span.done("已确认")
@@ -111,7 +114,9 @@ class AskDuplicate(BaseNode[NoteState, NoteDeps, str]):
             {"task_id": state.duplicate_of.id},
         )
         text = duplicate_warning([state.duplicate_of], 1, state.tz, state.now, state.locale)
-        return End(attach_pending(text, PendingCapture(notes=[steps.note_data(state)]), ctx.deps.turn.seal))
+        estimate = state.draft.estimate_text if state.draft is not None else None
+        pending = pending_of([steps.note_data(state)], [estimate])
+        return End(attach_pending(text, pending, ctx.deps.turn.seal))
 
 
 @dataclass

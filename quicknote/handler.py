@@ -13,6 +13,7 @@ from core.turn import Answer, Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
 from quicknote.multi import capture_parts, records, write_and_confirm
+from quicknote.offline import offline_extract_note
 from quicknote.pending import is_yes, pending_capture
 from quicknote.rendering import confirmation, list_confirmation
 from quicknote.split import split_note
@@ -53,13 +54,23 @@ def _counted(data: dict[str, Any]) -> tuple[str, dict[str, int]]:
     return "clarify", {}
 
 
+def _said_estimates(turn: Turn, count: int) -> list[str | None]:
+    """The estimate each part of the message said, read again by the rules (no model call), so a
+    retry names what was not saved as the first answer did; none when the parts no longer line up."""
+    parts = split_note(turn.text, turn.now, turn.tz)
+    if len(parts) != count:
+        return [None] * count
+    return [offline_extract_note(part, turn.now, turn.tz).estimate_text for part in parts]
+
+
 def _again(turn: Turn, existing: steps.Written) -> tuple[str, dict[str, Any]]:
     tasks = existing.tasks
+    estimates = _said_estimates(turn, len(tasks))
     if len(tasks) == 1:
-        answer = confirmation(tasks[0], turn.tz, turn.now, turn.locale, again=True)
+        answer = confirmation(tasks[0], turn.tz, turn.now, turn.locale, again=True, estimate=estimates[0])
         data: dict[str, Any] = {"task": records(tasks, turn)[0], "created": False}
     else:
-        answer = list_confirmation(tasks, turn.tz, turn.now, turn.locale, again=True)
+        answer = list_confirmation(tasks, turn.tz, turn.now, turn.locale, again=True, estimates=estimates)
         data = {"tasks": records(tasks, turn), "created": False}
     # A regenerate replaces the first answer: carry the same write record, so "撤销" still finds it.
     if existing.change_ids:
@@ -75,7 +86,7 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
         if pending is not None:
             # "要" after "已有「交电费」…还要再记一条吗？": write what the warning carried, no model call.
             turn.trace.emit("duplicate", "info", "你确认要再记，按上一轮的内容写入", {"notes": len(pending.notes)})
-            outcome = await write_and_confirm(turn, pending.task_data())
+            outcome = await write_and_confirm(turn, pending.task_data(), pending.shown_estimates())
             return outcome.text, outcome.data
         if asked is not None:
             # The warning's record is gone (a client that drops it): read that message again.
@@ -112,6 +123,8 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
     steps.anchor_deadline(state)
     steps.priority_step(state)
     zone = ZoneInfo(turn.tz)
+    # An estimate the user said is shown as not saved, as the confirmation says.
+    unsaved = {"estimate_unsaved": draft.estimate_text} if draft.estimate_text else {}
     return {
         "title": draft.title,
         "priority_group": state.priority_group,
@@ -119,6 +132,7 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
         "urgency_threshold_at": (
             state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
         ),
+        **unsaved,
     }
 
 

@@ -23,7 +23,7 @@ from core.models import Task, TaskCreate
 from core.store import task_row
 from core.turn import Turn
 from quicknote import steps
-from quicknote.pending import PendingCapture, attach_pending
+from quicknote.pending import attach_pending, pending_of
 from quicknote.rendering import (
     confirmation,
     duplicate_warning,
@@ -66,8 +66,10 @@ async def _read_part(number: int, count: int, sentence: str, turn: Turn) -> Note
     return state
 
 
-async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate]) -> Outcome:
-    """Writes the notes (idempotent per attempt) and confirms them; one note gets the one-line confirmation."""
+async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate], estimates: Sequence[str | None] = ()) -> Outcome:
+    """Writes the notes (idempotent per attempt) and confirms them; one note gets the one-line confirmation.
+
+    `estimates[i]` is the estimate note i said, which the confirmation names as not saved."""
     with turn.trace.node("persist", "保存任务") as span:
         written = await steps.write_notes(turn, notes)
         span.done(
@@ -77,11 +79,13 @@ async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate]) -> Outcome:
         )
     with turn.trace.node("confirm", "确认") as span:
         again = not written.created
+        shown = estimates if len(estimates) == len(written.tasks) else ()
         if len(written.tasks) == 1:
-            text = confirmation(written.tasks[0], turn.tz, turn.now, turn.locale, again=again)
+            estimate = shown[0] if shown else None
+            text = confirmation(written.tasks[0], turn.tz, turn.now, turn.locale, again=again, estimate=estimate)
             data: dict[str, Any] = {"task": records(written.tasks, turn)[0], "created": written.created}
         else:
-            text = list_confirmation(written.tasks, turn.tz, turn.now, turn.locale, again=again)
+            text = list_confirmation(written.tasks, turn.tz, turn.now, turn.locale, again=again, estimates=shown)
             data = {"tasks": records(written.tasks, turn), "created": written.created}
         if written.change_ids:
             text = changes.marker(text, written.change_ids, turn.seal)
@@ -100,14 +104,17 @@ async def capture_parts(turn: Turn, parts: Sequence[str], *, check_duplicates: b
             return Outcome(read)
         states.append(read)
     notes = [steps.note_data(state) for state in states]
+    estimates = [state.draft.estimate_text if state.draft is not None else None for state in states]
     if check_duplicates:
         found = await anyio.to_thread.run_sync(steps.near_duplicates, turn, notes)
         if found:
-            return ask_duplicates(turn, found, notes)
-    return await write_and_confirm(turn, notes)
+            return ask_duplicates(turn, found, notes, estimates)
+    return await write_and_confirm(turn, notes, estimates)
 
 
-def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate]) -> Outcome:
+def ask_duplicates(
+    turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate], estimates: Sequence[str | None] = ()
+) -> Outcome:
     titles = "、".join(f"「{t.title}」" for t in found)
     turn.trace.emit(
         "duplicate",
@@ -116,7 +123,7 @@ def ask_duplicates(turn: Turn, found: Sequence[Task], notes: Sequence[TaskCreate
         {"task_ids": [t.id for t in found]},
     )
     text = duplicate_warning(found, len(notes), turn.tz, turn.now, turn.locale)
-    text = attach_pending(text, PendingCapture(notes=list(notes)), turn.seal)
+    text = attach_pending(text, pending_of(notes, estimates), turn.seal)
     data: dict[str, Any] = {"duplicate_of": records(found[:1], turn)[0], "created": False}
     if len(found) > 1 or len(notes) > 1:
         data["duplicates"] = records(found, turn)

@@ -73,10 +73,19 @@ from core.lexicon import COLON_MARKERS, priority_signals
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.timeanchor.numerals import to_int
 from core.turn import HistoryTurn, OfflineSignal
+from quicknote.brackets import Masked, bracket_spans, is_annotation, mask, strip_placeholders
 from quicknote.draft import NoteDraft
+from quicknote.estimate import extract_estimate
 from quicknote.pending import WARNING_RE, is_yes
 
-__all__ = ["lead_time", "offline_confirm_signal", "offline_extract_note", "strip_label_head", "strip_lead"]
+__all__ = [
+    "is_bracket_label",
+    "lead_time",
+    "offline_confirm_signal",
+    "offline_extract_note",
+    "strip_label_head",
+    "strip_lead",
+]
 
 NEAR_DEADLINE = timedelta(hours=48)
 
@@ -123,6 +132,7 @@ _LABEL_WORD = (
 # One or more of them joined ("不重要但很麻烦", "简单的小", "重要又紧急").
 _LABEL_WORDS = rf"{_LABEL_WORD}(?:(?:但是|但|而且|并且|又|且|还|也|、|，|,)?的?{_LABEL_WORD})*"
 _LABEL_NOUN = r"(?:事情|事儿|事|任务|待办|提醒|活儿|活)"
+_BRACKET_LABEL_RE = re.compile(rf"{_LABEL_WORDS}(?:的?{_LABEL_NOUN})?")
 # A leading label: "很重要：", "不重要但很麻烦的事：", "简单的小事：", "紧急的任务，", "事："
 _LABEL_RE = re.compile(rf"^(?:一个|一件|个|件)?(?:{_LABEL_WORDS}(?:的?{_LABEL_NOUN})?|{_LABEL_NOUN})\s*[:：,，、]\s*")
 # A trailing label after a separator: "，不重要但很麻烦", "，简单的小事".
@@ -166,7 +176,7 @@ _THRESHOLD_RES: tuple[tuple[re.Pattern[str], str], ...] = (
 # --- time phrases the resolver cannot (fully) account for ----------------------------------------
 _N = r"(?:\d{1,4}|[零〇一二两三四五六七八九十百]{1,5})"
 # Things numbered like dates that are places, not times ("5号楼", "3号线", "2号会议室").
-_NOT_DAY = r"(?![楼线房床门口室厅馆院位桌台柜机车窗店仓库场码])"
+_NOT_DAY = r"(?![楼线房床门口室厅馆院位桌台柜机车窗店仓库场码]|电池)"
 # Date/clock-shaped fragments directly before or after a resolved phrase: the resolver stopped there,
 # so it read only part of what was said ("13月|5日", "明天|25点", "下|下下个月", "大|大大后天").
 _LEFT_TAIL_RE = re.compile(rf"(?:{_N}年)?{_N}(?:年|月份?)$|闰$")
@@ -275,7 +285,8 @@ def _strip_filler_tail(t: str) -> str:
     return stripped
 
 
-def _clean_title(text: str) -> str | None:
+def _clean_title(text: str, masked: Masked | None = None) -> str | None:
+    """The title left in ``text``; ``masked`` puts back the bracketed spans hidden in it."""
     t = text
     for _ in range(3):
         before = t
@@ -303,9 +314,35 @@ def _clean_title(text: str) -> str | None:
     else:  # English: a cut-out phrase leaves a gap, not a clause break ("call mom，about" → "call mom about")
         t = re.sub(r"\s*，\s*", " ", t)
         t = re.sub(r"\s{2,}", " ", t).strip(_PUNCT)
+    if masked is not None:
+        t = masked.unmask(t)
     if not t or not re.search(r"[\w\u4e00-\u9fff]", t):
         return None
     return t
+
+
+MAX_TITLE = 60
+
+
+def _cut_title(title: str, limit: int = MAX_TITLE) -> str:
+    """``title`` cut to ``limit`` characters, never inside a bracketed span (its marks stay balanced)."""
+    if len(title) <= limit:
+        return title
+    cut = limit
+    for start, end in bracket_spans(title):
+        if start < cut < end:
+            cut = start if start > 0 else end  # a title that opens with a long span keeps it whole
+            break
+    return title[:cut].rstrip(_PUNCT) or title[:cut]
+
+
+def is_bracket_label(words: str) -> bool:
+    """A bracketed priority label: only priority words, and they say how important or urgent
+    ("（紧急）", "[很重要]", "(不急)"); a size or effort word alone ("（小）", "(简单)") stays text."""
+    if not _BRACKET_LABEL_RE.fullmatch(words):
+        return False
+    s = priority_signals(words)
+    return s.important or s.unimportant or s.urgent or s.not_urgent
 
 
 def _priority(text: str, now: datetime, deadline: datetime | None) -> tuple[int, str]:
@@ -338,10 +375,37 @@ def _priority(text: str, now: datetime, deadline: datetime | None) -> tuple[int,
     return 2, "没有截止时间，默认重要不紧急"
 
 
+_HIDDEN_AFTER_RE = re.compile(r"\s*([\ue000-\uf8ff])")
+
+
+def _restated_day(body: str, end: int, win: TimeWindow, masked: Masked, now: datetime, tz: str) -> int:
+    """ "周五（12月4日）交报告": a bracket right after the time phrase that only says the same day
+    again belongs to the time phrase, not the title; returns the phrase's new end."""
+    m = _HIDDEN_AFTER_RE.match(body[end:])
+    span = masked.unmask(m.group(1)) if m else ""
+    if not m or not is_annotation(span):
+        return end
+    inner = span[1:-1].strip()
+    again = _safe_resolve(inner, now, tz)
+    if again is None or again.phrase != inner:
+        return end
+    try:
+        said, restated = deadline_of(win), deadline_of(again)
+    except Exception:
+        return end
+    same = said is not None and restated is not None and said.astimezone(restated.tzinfo).date() == restated.date()
+    return end + m.end() if same else end
+
+
 def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> NoteDraft:
     """Reads a quick-note sentence into a ``NoteDraft`` with deterministic rules (module docstring)."""
     original = (sentence or "").strip()
-    threshold_text, text = _extract_threshold(original)
+    # Quoted and bracketed text is title, never time (quicknote.brackets): hidden from every rule below.
+    masked = mask(original, is_bracket_label)
+    threshold_text, text = _extract_threshold(masked.text)
+    # Priority words as said, bracketed ones included; bracketed text itself names no priority.
+    priority_text = "，".join((strip_placeholders(text), *masked.priority))
+    estimate_text, text = extract_estimate(text)
 
     # Find the deadline phrase after the lead-in is gone, so "提醒我" never reads as time.
     lead = _LEAD_RE.match(text) or _EN_LEAD_RE.match(text)
@@ -367,6 +431,7 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         if due:
             # "下周三截止的设计稿要交": the due-word belongs to the time phrase, not the title.
             end += len(due.group(0))
+        end = _restated_day(body, end, win, masked, now, tz)
         body = body[:idx] + "，" + body[end:]
         if not unclear:
             try:
@@ -390,10 +455,10 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
     if threshold_text and threshold_text.startswith("提前"):
         threshold_text = _lead_threshold_phrase(threshold_text, deadline, now, tz)
 
-    title = _clean_title(body)
-    if title is not None and len(title) > 60:
-        title = title[:60]
-    group, reason = _priority(text, now, deadline)
+    title = _clean_title(body, masked)
+    if title is not None:
+        title = _cut_title(title)
+    group, reason = _priority(priority_text, now, deadline)
     return NoteDraft(
         title=title,
         time_text=time_text,
@@ -401,6 +466,7 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         priority_group=group,
         priority_reason=reason,
         urgency_threshold_text=threshold_text,
+        estimate_text=estimate_text,
     )
 
 

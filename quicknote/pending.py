@@ -28,9 +28,20 @@ KIND = "n1"
 class PendingCapture(BaseModel):
     # TaskCreate is REST's own create contract: what a record holds is checked as strictly.
     notes: list[TaskCreate] = Field(min_length=1, max_length=10)
+    # The estimate each note said ("一个小时"), which the confirmation names as not saved; None when
+    # no note said one (so a record without estimates reads as before).
+    estimates: list[str | None] | None = Field(default=None, max_length=10)
 
     def task_data(self) -> list[TaskCreate]:
         return list(self.notes)
+
+    def shown_estimates(self) -> list[str | None]:
+        return [e[:40] if e else None for e in self.estimates or []]
+
+
+def pending_of(notes: Sequence[TaskCreate], estimates: Sequence[str | None]) -> PendingCapture:
+    """What a duplicate warning carries: the notes, and their estimates when any note said one."""
+    return PendingCapture(notes=list(notes), estimates=list(estimates) if any(estimates) else None)
 
 
 # What the warning looks like to a person (the router's history has carried records stripped).

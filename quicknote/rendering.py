@@ -30,6 +30,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "tomorrow": "明天 {clock}",
         "due": "截止 {when}",
         "completed": "已完成",
+        "estimate_unsaved": "（预计用时「{estimate}」暂时还不能保存）",
         "no_title": NO_TITLE_QUESTION,
         "unclear_time": (
             "「{phrase}」具体是什么时候？我还没记下「{title}」，"
@@ -52,6 +53,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "tomorrow": "tomorrow {clock}",
         "due": "due {when}",
         "completed": "done",
+        "estimate_unsaved": ' (the estimate "{estimate}" can\'t be saved yet)',
         "no_title": 'What should I note down? Tell me the task and when, e.g. "remind me to send the report tomorrow at 3pm".',
         "unclear_time": (
             'When exactly is "{phrase}"? I haven\'t saved "{title}" yet — '
@@ -61,12 +63,19 @@ _TEXTS: dict[Locale, dict[str, str]] = {
 }
 
 
-def confirmation(task: Task, tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False) -> str:
+def confirmation(
+    task: Task, tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False, estimate: str | None = None
+) -> str:
     """ "好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
-    showing the stored task as it is now (it may have been completed or changed since)."""
+    showing the stored task as it is now (it may have been completed or changed since). An
+    `estimate` the user said is named as not saved (no task field holds it yet)."""
     text = _TEXTS[locale]
     template = text["already" if again else "noted"]
-    return template.format(title=task.title, facts=_facts(task, tz, now, locale))
+    return template.format(title=task.title, facts=_facts(task, tz, now, locale)) + _unsaved(estimate, locale)
+
+
+def _unsaved(estimate: str | None, locale: Locale) -> str:
+    return _TEXTS[locale]["estimate_unsaved"].format(estimate=estimate) if estimate else ""
 
 
 def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
@@ -80,13 +89,22 @@ def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
 
 
 def list_confirmation(
-    tasks: Sequence[Task], tz: str, now: datetime, locale: Locale = "zh", *, again: bool = False
+    tasks: Sequence[Task],
+    tz: str,
+    now: datetime,
+    locale: Locale = "zh",
+    *,
+    again: bool = False,
+    estimates: Sequence[str | None] = (),
 ) -> str:
-    """Several tasks from one message, as one numbered list ("好，已记下 2 条：\n1. …")."""
+    """Several tasks from one message, as one numbered list ("好，已记下 2 条：\n1. …"); `estimates[i]`
+    is what task i's estimate was, named as not saved."""
     text = _TEXTS[locale]
     lines = [text["already_many" if again else "noted_many"].format(count=len(tasks))]
     for n, task in enumerate(tasks, 1):
-        lines.append(text["item"].format(n=n, title=task.title, facts=_facts(task, tz, now, locale)))
+        estimate = estimates[n - 1] if n <= len(estimates) else None
+        item = text["item"].format(n=n, title=task.title, facts=_facts(task, tz, now, locale))
+        lines.append(item + _unsaved(estimate, locale))
     return "\n".join(lines)
 
 

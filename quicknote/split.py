@@ -5,7 +5,7 @@ Code decides the split, offline, whatever model is configured:
 1. The lead-in ("帮我记一下", "记一下：", "帮我记：", "remind me to") and a leading priority label
    ("很重要的事：") are set aside; the label is given back to every part, so it counts for each.
 2. The rest is cut at every separator: "，,；;、。" and a line break, the words "和/然后/还有/以及/
-   另外/再就是", and in English ", ; and then also".
+   另外/再就是", and in English ", ; and then also" — never inside quotes or brackets.
 3. A piece that is not a task on its own is glued back to its neighbour (to the one before it; the
    first piece to the one after it), so "买牛奶和面包" stays one task ("面包" is not a task) and so
    does "明天和后天都要开会" ("明天" names no task). A piece is a task when the offline extraction
@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from quicknote.brackets import bracket_spans
 from quicknote.offline import offline_extract_note, strip_label_head, strip_lead
 
 __all__ = ["MAX_PARTS", "is_task_part", "split_note"]
@@ -166,9 +167,10 @@ def split_note(sentence: str, now: datetime, tz: str) -> list[str]:
     label, body = strip_label_head(body)
     pieces: list[tuple[str, str]] = []  # (separator before it, piece)
     pos, sep = 0, ""
+    spans = bracket_spans(body)
     for m in _SEP_RE.finditer(body):
-        if m.start() == m.end():
-            continue
+        if m.start() == m.end() or any(a <= m.start() < b for a, b in spans):
+            continue  # nothing, or a separator inside quotes or brackets ("读《你好，旧时光》"): one title
         pieces.append((sep, body[pos : m.start()]))
         sep, pos = m.group(0), m.end()
     pieces.append((sep, body[pos:]))

@@ -16,6 +16,33 @@ _N = rf"\d{{1,3}}(?!\d)|{CN_NUM}{{1,5}}|半|几|俩|仨"
 _SEP = r"一直到|直到|到|至|~|～|—+|–|-|－"
 
 
+# Units after a number pair that make it a count, a fraction or a size, not a month/day: "4/5页",
+# "1/2杯", "3/4 cup", "2/3 of".
+PAIR_UNITS_ZH: tuple[str, ...] = (
+    "个", "天", "小时", "倍", "元", "块", "万", "亿", "分", "版", "米", "岁", "年", "月", "周", "以上", "以下",
+    "左右", "折", "成", "斤", "公斤", "度", "寸", "页", "张", "本", "份", "次", "件", "条", "集", "章",
+    "节", "层", "册", "卷", "题", "行", "期", "届", "杯", "瓶", "盒", "包", "箱", "袋", "粒", "片", "颗",
+    "支", "双", "套", "台", "辆", "人", "名", "字", "篇", "段", "课", "讲", "勺", "碗", "升", "克", "斗",
+    "码", "栋", "楼", "组", "道", "首", "部", "场", "轮", "格",
+)  # fmt: skip
+PAIR_UNITS_EN: tuple[str, ...] = (
+    "pages?", "pp", "cups?", "tsp", "tbsp", "teaspoons?", "tablespoons?", "inch(?:es)?", "lbs?",
+    "oz", "kg", "g", "miles?", "km", "slices?", "of", "pieces?", "times", "points?", "stars?",
+)  # fmt: skip
+_PAIR_UNITS_ZH = "|".join(sorted(PAIR_UNITS_ZH, key=len, reverse=True))
+_PAIR_UNITS_EN = "|".join(PAIR_UNITS_EN)
+# A number pair between a word and a capitalised word is part of a name ("The 9/11 Report", "Form
+# 4/5 Draft"), unless that word is a calendar or time word ("Bob 4/5 Monday", "4/5 At noon").
+_CALENDAR_WORDS = (
+    "January|February|March|April|May|June|July|August|September|October|November|December|"
+    "Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec|"
+    "Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|Mon|Tue|Tues|Wed|Thu|Thur|Thurs|Fri|Sat|Sun|"
+    "At|By|On|In|Due|Next|This|Before|After|Until|Till|Today|Tomorrow|Tonight|Noon|Midnight|"
+    "Morning|Afternoon|Evening|Night|Eod|Am|Pm"
+)
+_IN_NAME = rf"(?!(?<=[A-Za-z]\s)\d{{1,2}}[./]\d{{1,2}}\s+(?!(?:{_CALENDAR_WORDS})\b)[A-Z][a-z])"
+
+
 def _qty(p: str, strict_month: bool) -> str:
     """A quantity with a unit: "3天", "两个半月", "半小时", "48小时", "一周"."""
     month = rf"整?(?P<{p}_ge>个)\s*(?P<{p}_h1>半)?\s*多?\s*(?P<{p}_mu>月)"
@@ -102,9 +129,12 @@ _KINDS: list[tuple[str, str]] = [
         "mdn",
         r"(?<![\d.:/-])(?P<mdn_m>0[1-9]|1[0-2])-(?P<mdn_d>0[1-9]|[12]\d|3[01])(?![\d:])"
         r"|(?<![\d.])(?P<mdn_m2>1[0-2]|0?[1-9])·(?P<mdn_d2>[12]\d|3[01]|0?[1-9])(?!\d)"
-        # "12.25" / "8/1": a month.day pair standing alone (not a decimal, version, score or fraction)
-        r"|(?<![A-Za-z0-9_.·/:-])(?P<mdn_m3>1[0-2]|0?[1-9])[./](?P<mdn_d3>3[01]|[12]\d|0?[1-9])(?![A-Za-z0-9_.·/:%-])"
-        r"(?!\s*(?:个|天|小时|倍|元|块|万|亿|分|版|米|岁|年|月|周|以上|以下|左右|折|成|斤|公斤|度|寸))",
+        # "12.25" / "8/1": a month.day pair standing alone (not a decimal, version, score or fraction,
+        # not a count of something, "打印4/5页", "3/4 cup", nor part of a name, "The 9/11 Report")
+        r"|(?<![A-Za-z0-9_.·/:-])"
+        + _IN_NAME
+        + r"(?P<mdn_m3>1[0-2]|0?[1-9])[./](?P<mdn_d3>3[01]|[12]\d|0?[1-9])(?![A-Za-z0-9_.·/:%-])"
+        rf"(?!\s*(?:{_PAIR_UNITS_ZH}))(?!\s*(?i:{_PAIR_UNITS_EN})\b)",
     ),
     (
         "year",
@@ -144,7 +174,8 @@ _KINDS: list[tuple[str, str]] = [
     (
         "dabs",
         rf"(?<![\d零〇一二两三四五六七八九十第])(?P<da_d>{DAY})\s*(?:日|号)"
-        r"(?!子|本|语|文|记|报|楼|线|码|床|房|机|位|门|店|馆|球|字|元|币|坑|车|站|口|志|历)",
+        # a numbered thing or a size, not a day: "5号楼", "3号线", "5号电池"
+        r"(?!子|本|语|文|记|报|楼|线|码|床|房|机|位|门|店|馆|球|字|元|币|坑|车|站|口|志|历|电池|干电池)",
     ),
     (
         "week",
