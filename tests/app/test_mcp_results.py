@@ -99,7 +99,10 @@ async def test_update_and_complete_say_what_changed_before_and_after(harness: Ha
     assert f"change_id: {data['change_id']}" in moved
     says_every_task(moved, data)
     assert "is_completed: false → true" in done
-    assert f"#{ids['bill']} 交电费 · deadline 2026-11-30T18:00:00+08:00 · group 1 重要且紧急 · done 2026-11-30T10:00" in done
+    assert (
+        f"#{ids['bill']} 交电费 · deadline 2026-11-30T18:00:00+08:00 · group 1 重要且紧急 · done 2026-11-30T10:00"
+        in done
+    )
 
 
 async def test_every_tools_text_names_its_tasks_and_change_ids(harness: Harness) -> None:
