@@ -4,7 +4,9 @@ The tools are the registered actions' own (each action declares its `ToolSpec`s 
 core/tools.py), plus `find_tasks`, which is REST's `GET /tasks`. Built once per app (`make_mcp`): over stdio (`suikou mcp`) the caller is the CLI's user; over
 streamable HTTP (`McpEndpoint`, mounted at exactly `/mcp` by app.main) it is the Bearer key's
 user, resolved as the REST API resolves it. Either way the user id travels in `CALLER`, a
-contextvar the SDK carries into the tool. Decisions: docs/fdr/0016-mcp-tools.md.
+contextvar the SDK carries into the tool. Each result's text says what its structured content
+says, every moment in the user's offset; bad arguments read as REST's 400 messages.
+Decisions: docs/fdr/0016-mcp-tools.md.
 """
 
 from __future__ import annotations
@@ -84,8 +86,9 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
 def _result(out: ToolOutput, zone: str) -> CallToolResult:
     """The structured result with every moment in the user's offset, and a text that says all of it
     (a text-only client sees nothing else)."""
-    data = _localised(out.data.model_dump(mode="json"), ZoneInfo(zone))
-    lines = [out.text, *_before_after(out.data, ZoneInfo(zone)), *_describe(data, out.text)]
+    local = ZoneInfo(zone)
+    data = _localised(out.data.model_dump(mode="json"), local)
+    lines = [out.text, *_before_after(out.data, local), *_describe(data, out.text)]
     return CallToolResult(content=[TextContent(type="text", text="\n".join(lines))], structured_content=data)
 
 
@@ -133,7 +136,7 @@ def _group(number: int) -> str:
     return f"group {number} {group_label(number)}"
 
 
-def task_line(task: dict[str, Any]) -> str:
+def _task_line(task: dict[str, Any]) -> str:
     """One task: id, title, deadline (in the user's offset), group (and the group set, when raised)
     and whether it is done, overdue or open."""
     parts = [f"#{task['id']} {task['title']}", f"deadline {task.get('deadline_at') or 'none'}"]
@@ -160,10 +163,10 @@ def _describe(data: dict[str, Any], summary: str) -> list[str]:
         if value == summary:
             continue
         if _is_task(value):
-            lines.append(f"{key}: {task_line(value)}")
+            lines.append(f"{key}: {_task_line(value)}")
         elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
             lines.append(f"{key} ({len(value)}):")
-            lines += [f"- {task_line(v) if _is_task(v) else _pairs(v)}" for v in value]
+            lines += [f"- {_task_line(v) if _is_task(v) else _pairs(v)}" for v in value]
         elif isinstance(value, dict):
             lines.append(f"{key}: {_pairs(value)}")
         else:

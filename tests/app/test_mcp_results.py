@@ -226,8 +226,11 @@ async def test_over_http_the_timezone_header_sets_the_offset(harness: Harness) -
         Client(streamable_http_client("http://testserver/mcp", http_client=http), cache=None) as client,
     ):
         found = await call(client, "find_tasks")
+        http.headers["X-Suikou-Timezone"] = "Mars/Base"
+        unknown = await error(client, "find_tasks")
     seen = moments(found)
     assert seen and all(m.endswith("-05:00") for m in seen), seen
+    assert "Unknown timezone 'Mars/Base'" in unknown
 
 
 # --- 5. the groups' names are the product's -----------------------------------------------------
