@@ -4,7 +4,9 @@ The tools are the registered actions' own (each action declares its `ToolSpec`s 
 core/tools.py), plus `find_tasks`, which is REST's `GET /tasks`. Built once per app (`make_mcp`): over stdio (`suikou mcp`) the caller is the CLI's user; over
 streamable HTTP (`McpEndpoint`, mounted at exactly `/mcp` by app.main) it is the Bearer key's
 user, resolved as the REST API resolves it. Either way the user id travels in `CALLER`, a
-contextvar the SDK carries into the tool. Decisions: docs/fdr/0016-mcp-tools.md.
+contextvar the SDK carries into the tool. Each result's text says what its structured content
+says, every moment in the user's offset; bad arguments read as REST's 400 messages.
+Decisions: docs/fdr/0016-mcp-tools.md.
 """
 
 from __future__ import annotations
@@ -16,8 +18,10 @@ import typing
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from functools import cache
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo
 
 import anyio
 from fastapi import FastAPI
@@ -26,7 +30,7 @@ from fastapi.responses import JSONResponse
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
-from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase
+from mcp.server.mcpserver.utilities.func_metadata import ArgModelBase, FuncMetadata
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent, ToolAnnotations
@@ -36,14 +40,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app import api_tasks
 from app.actions import build_registry
-from app.deps import user_for_key, zone_names
+from app.deps import TIMEZONE_HEADER, user_for_key, zone_names
 from app.errors import ApiError, error_body, read_body, replay, validation_message
 from app.ratelimit import MODEL, REQUESTS, RateLimits, model_backed
 from app.state import AppState
 from app.wire import ChatRequest, MessageIn, message_texts
 from core.db import find_outage, is_outage
+from core.display import group_label
 from core.models import User
-from core.tools import ToolContext, ToolOutput, ToolProblem, ToolSpec
+from core.tools import ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult
 from core.turn import Turn
 from route.registry import ActionRegistry
 
@@ -62,6 +67,8 @@ INSTRUCTIONS = (
 log = logging.getLogger("suikou.mcp")
 
 CALLER: ContextVar[int | None] = ContextVar("suikou_mcp_caller", default=None)
+# Over HTTP, the request's X-Suikou-Timezone (REST's header for the user's zone): the default zone.
+ZONE: ContextVar[str | None] = ContextVar("suikou_mcp_zone", default=None)
 StateGetter = Callable[[], AppState]
 
 READ = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
@@ -76,10 +83,111 @@ def _annotations(spec: ToolSpec) -> ToolAnnotations:
     )
 
 
-def _result(text: str, data: BaseModel) -> CallToolResult:
-    return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=data.model_dump(mode="json")
-    )
+def _result(out: ToolOutput, zone: str) -> CallToolResult:
+    """The structured result with every moment in the user's offset, and a text that says all of it
+    (a text-only client sees nothing else)."""
+    local = ZoneInfo(zone)
+    data = _localised(out.data.model_dump(mode="json"), local)
+    lines = [out.text, *_before_after(out.data, local), *_describe(data, out.text)]
+    return CallToolResult(content=[TextContent(type="text", text="\n".join(lines))], structured_content=data)
+
+
+# --- one datetime format: ISO 8601 in the user's offset ------------------------------------------
+
+# The fields that hold a moment: every `*_at` (deadline_at, completed_at, …) and ask_tasks' window.
+_MOMENT_KEYS = frozenset({"window_start", "window_end"})
+
+
+def _is_moment(key: str) -> bool:
+    return key.endswith("_at") or key in _MOMENT_KEYS
+
+
+def _localised(value: Any, zone: ZoneInfo) -> Any:
+    """`value` (JSON data) with each moment field in `zone`'s offset: the stored UTC (`Z`, `+00:00`)
+    and a write's own clock offset all read alike."""
+    if isinstance(value, dict):
+        return {
+            k: _local_moment(v, zone) if _is_moment(k) and isinstance(v, str) else _localised(v, zone)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_localised(v, zone) for v in value]
+    return value
+
+
+def _local_moment(text: str, zone: ZoneInfo) -> str:
+    try:
+        moment = datetime.fromisoformat(text)
+        return text if moment.tzinfo is None else moment.astimezone(zone).isoformat()
+    except (ValueError, OverflowError):  # not a moment after all, or one past Python's range there
+        return text
+
+
+# --- the text: what the structured content says, a line per task ---------------------------------
+
+_STATUS = {(True, False): "done", (False, True): "overdue", (False, False): "open"}
+
+
+def _is_task(value: Any) -> bool:
+    return isinstance(value, dict) and {"id", "title", "priority_group", "effective_group"} <= value.keys()
+
+
+def _group(number: int) -> str:
+    return f"group {number} {group_label(number)}"
+
+
+def _task_line(task: dict[str, Any]) -> str:
+    """One task: id, title, deadline (in the user's offset), group (and the group set, when raised)
+    and whether it is done, overdue or open."""
+    parts = [f"#{task['id']} {task['title']}", f"deadline {task.get('deadline_at') or 'none'}"]
+    group = _group(task["effective_group"])
+    if task.get("promoted"):
+        group += f" (raised from {task['priority_group']}: its deadline is near)"
+    parts.append(group)
+    if task.get("urgency_threshold_at"):
+        parts.append(f"rises at {task['urgency_threshold_at']}")
+    status = _STATUS[bool(task["is_completed"]), bool(task["overdue"]) and not task["is_completed"]]
+    if task.get("completed_at"):
+        status += f" {task['completed_at']}"
+    return " · ".join([*parts, status])
+
+
+def _plain(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+
+
+def _describe(data: dict[str, Any], summary: str) -> list[str]:
+    """Every field of a structured result as lines (the summary line already says an equal answer)."""
+    lines: list[str] = []
+    for key, value in data.items():
+        if value == summary:
+            continue
+        if _is_task(value):
+            lines.append(f"{key}: {_task_line(value)}")
+        elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            lines.append(f"{key} ({len(value)}):")
+            lines += [f"- {_task_line(v) if _is_task(v) else _pairs(v)}" for v in value]
+        elif isinstance(value, dict):
+            lines.append(f"{key}: {_pairs(value)}")
+        else:
+            lines.append(f"{key}: {_plain(value)}")
+    return lines
+
+
+def _pairs(value: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={_plain(v)}" for k, v in value.items())
+
+
+# What a write can change, in the order it is said.
+_WRITTEN_FIELDS = ("title", "deadline_at", "priority_group", "urgency_threshold_at", "is_completed")
+
+
+def _before_after(data: BaseModel, zone: ZoneInfo) -> list[str]:
+    """A one-task write's changes, `field: before → after` (nothing when it changed nothing)."""
+    if not isinstance(data, WriteResult) or data.before is None:
+        return []
+    before, after = (_localised(t.model_dump(mode="json"), zone) for t in (data.before, data.task))
+    return [f"{f}: {_plain(before[f])} → {_plain(after[f])}" for f in _WRITTEN_FIELDS if before[f] != after[f]]
 
 
 # --- the caller, the zone, the errors --------------------------------------------------------
@@ -139,6 +247,31 @@ def _context(state: AppState, default_tz: str | None) -> ToolContext:
     )
 
 
+# --- arguments: checked by the tool's own model, with REST's messages -----------------------------
+
+
+class _StrictArguments(ArgModelBase):
+    """A tool's arguments as REST takes a body: an unknown one is refused, not ignored."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")
+
+
+def _strict(model: type[ArgModelBase]) -> type[ArgModelBase]:
+    """The SDK's argument model of a tool (built from its signature), refusing unknown arguments."""
+    return type(model.__name__, (model,), {"model_config": _StrictArguments.model_config, "__module__": __name__})
+
+
+class _RawArguments(ArgModelBase):
+    """Hands the call's arguments to the tool unvalidated: `_bound` checks them against the tool's
+    model itself, so a bad one gets the message REST gives (`app.errors.validation_message`), not the
+    SDK's pydantic dump."""
+
+    model_config = ConfigDict(extra="allow")
+
+    def model_dump_one_level(self) -> dict[str, Any]:
+        return {"arguments": dict(self.model_extra or {})}
+
+
 # --- find_tasks: GET /tasks's own parameters and checks (the one tool that is REST's, not an action's) ---
 
 _INJECTED = frozenset({"session", "user", "state"})
@@ -153,24 +286,13 @@ def _rest_filters() -> type[BaseModel]:
         for name, param in inspect.signature(api_tasks.list_tasks).parameters.items()
         if name not in _INJECTED
     }
-    return create_model("FindTasksArguments", __config__=ConfigDict(extra="forbid"), **fields)
+    return create_model("FindTasksArguments", __base__=_StrictArguments, **fields)
 
 
 FindTasksFilters = _rest_filters()
 
 
-class _RawArguments(ArgModelBase):
-    """Hands the call's arguments to the tool unvalidated: the tool validates them itself, so a bad
-    filter gets the message REST gives (`app.errors.validation_message`), not pydantic's dump."""
-
-    model_config = ConfigDict(extra="allow")
-
-    def model_dump_one_level(self) -> dict[str, Any]:
-        return {"arguments": dict(self.model_extra or {})}
-
-
-async def _find_tasks(ctx: ToolContext, arguments: dict[str, Any]) -> ToolOutput:
-    filters = FindTasksFilters.model_validate(arguments).model_dump()
+async def _find_tasks(ctx: ToolContext, **filters: Any) -> ToolOutput:
     state = _STATE.get()
     assert state is not None
 
@@ -217,30 +339,36 @@ def make_mcp(
 ) -> MCPServer:
     """The MCP server over `state_getter()`'s service (read per call: the app's state exists only
     once its lifespan has started), publishing `registry`'s tools."""
-    built = [
-        _template(spec).model_copy(update={"fn": _bound(spec, state_getter, default_tz)})
-        for spec in tool_specs(registry)
-    ]
+    built = []
+    for spec in tool_specs(registry):
+        tool, checked = _template(spec)
+        built.append(tool.model_copy(update={"fn": _bound(spec, state_getter, default_tz, checked)}))
     return MCPServer("suikou", instructions=INSTRUCTIONS, tools=built)
 
 
 def _signature(spec: ToolSpec) -> inspect.Signature:
     """The tool's arguments: its function's parameters after the context."""
     sig = inspect.signature(spec.run, eval_str=True)
-    params = list(sig.parameters.values())[1:]
+    params = [p for p in list(sig.parameters.values())[1:] if p.kind is not p.VAR_KEYWORD]  # find_tasks
     return sig.replace(parameters=params, return_annotation=Annotated[CallToolResult, spec.output])
 
 
-def _bound(spec: ToolSpec, state_getter: StateGetter, default_tz: str | None) -> Callable[..., Awaitable[Any]]:
-    async def call(**arguments: Any) -> CallToolResult:
+def _bound(
+    spec: ToolSpec, state_getter: StateGetter, default_tz: str | None, checked: FuncMetadata | None = None
+) -> Callable[..., Awaitable[Any]]:
+    async def call(arguments: dict[str, Any]) -> CallToolResult:
+        assert checked is not None  # only a template (never called) is built without its model
         state = state_getter()
         token = _STATE.set(state)
+        default = ZONE.get() or default_tz
         try:
             with _as_tool_error():
-                out = await spec.run(_context(state, default_tz), **arguments)
+                given = checked.validate_arguments(arguments)  # a ValidationError reads as REST's 400
+                zone = _zone(state, given.get("timezone"), default)
+                out = await spec.run(_context(state, default), **given)
         finally:
             _STATE.reset(token)
-        return _result(out.text, out.data)
+        return _result(out, zone)
 
     call.__signature__ = _signature(spec)  # type: ignore[attr-defined]
     call.__name__ = spec.name
@@ -249,17 +377,19 @@ def _bound(spec: ToolSpec, state_getter: StateGetter, default_tz: str | None) ->
 
 
 @cache
-def _template(spec: ToolSpec) -> Tool:
+def _template(spec: ToolSpec) -> tuple[Tool, FuncMetadata]:
     """A tool's schema and argument model, built once per process and spec (10 ms for all: every
-    `create_app` would pay it); `make_mcp` binds a copy to its own state."""
+    `create_app` would pay it); `make_mcp` binds a copy to its own state. The model checks the
+    arguments in `_bound` (the SDK's JSON-in-a-string leniency kept); the SDK gets them raw."""
     template = _bound(spec, _no_state, None)
     tool = Tool.from_function(
         template, name=spec.name, title=spec.title, description=spec.description, annotations=_annotations(spec)
     )
-    if spec is FIND_TASKS:
-        tool.parameters = FindTasksFilters.model_json_schema()  # what tools/list publishes
-        tool.fn_metadata.arg_model = _RawArguments  # read live per call (FuncMetadata's docstring)
-    return tool
+    model = FindTasksFilters if spec is FIND_TASKS else _strict(tool.fn_metadata.arg_model)
+    checked = tool.fn_metadata.model_copy(update={"arg_model": model})
+    tool.parameters = model.model_json_schema(by_alias=True)  # what tools/list publishes
+    tool.fn_metadata.arg_model = _RawArguments  # read live per call (FuncMetadata's docstring)
+    return tool, checked
 
 
 def _no_state() -> AppState:
@@ -292,18 +422,18 @@ class McpEndpoint:
             body = error_body("Method Not Allowed", "invalid_request_error", None, "method_not_allowed")
             await JSONResponse(body, status_code=405, headers={"Allow": "POST"})(scope, receive, send)
             return
-        header = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
-        scheme, _, key = header.partition(" ")
+        scheme, _, key = _header(scope, "authorization").partition(" ")
         try:
             user = await user_for_key(self.state_getter(), key.strip() if scheme.lower() == "bearer" else "")
             receive = await self._within_limits(scope, receive, str(user.id))
         except ApiError as exc:
             await exc.response()(scope, receive, send)
             return
-        token = CALLER.set(user.id)
+        token, zone = CALLER.set(user.id), ZONE.set(_header(scope, TIMEZONE_HEADER) or None)
         try:
             await self.handle(scope, receive, send)
         finally:
+            ZONE.reset(zone)
             CALLER.reset(token)
 
     async def _within_limits(self, scope: Scope, receive: Receive, key: str) -> Receive:
@@ -320,6 +450,10 @@ class McpEndpoint:
         for _ in range(_model_tool_calls(body)):
             await limits.check(MODEL, key)
         return replay(body, receive)
+
+
+def _header(scope: Scope, name: str) -> str:
+    return dict(scope.get("headers", [])).get(name.encode(), b"").decode("latin-1")
 
 
 def _model_tool_calls(body: bytes) -> int:

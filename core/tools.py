@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Annotated
 
 import anyio.to_thread
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 from sqlmodel import Session
 
 from core import writes
@@ -95,6 +95,13 @@ class TaskItem(BaseModel):
 class WriteResult(BaseModel):
     task: TaskPublic
     change_id: int | None = Field(description="Pass [change_id] to undo; null when nothing changed.")
+    changed: bool = Field(description="False when the task already was as asked: nothing was written.")
+    # The task as it was, for a surface that says what changed (before → after); not in the schema.
+    _before: TaskPublic | None = PrivateAttr(default=None)
+
+    @property
+    def before(self) -> TaskPublic | None:
+        return self._before
 
 
 def not_found(task_id: int) -> ToolProblem:
@@ -111,7 +118,12 @@ async def write_one(ctx: ToolContext, task_id: int, write: Callable[[Writer, Tas
             task = w.lock(task_id)
             if task is None:
                 raise not_found(task_id)
+            before = TaskPublic.from_task(task, now=now)
             change_id = write(w, task)
-        return WriteResult(task=TaskPublic.from_task(task, now=now), change_id=change_id)
+        result = WriteResult(
+            task=TaskPublic.from_task(task, now=now), change_id=change_id, changed=change_id is not None
+        )
+        result._before = before
+        return result
 
     return await anyio.to_thread.run_sync(work)

@@ -21,7 +21,16 @@ async def complete_task(
     completed: Annotated[bool, Field(description="False reopens the task.")] = True,
 ) -> ToolOutput:
     result = await write_one(ctx, task_id, lambda w, task: w.complete(task, completed))
-    return ToolOutput(f"{'completed' if completed else 'reopened'}: {result.task.title}", result)
+    return ToolOutput(_SAID[completed, result.changed].format(title=result.task.title), result)
+
+
+# (completed, changed) → the line: a task already as asked is said to be so, not done again.
+_SAID = {
+    (True, True): "completed: {title}",
+    (False, True): "reopened: {title}",
+    (True, False): "nothing changed: {title} was already done",
+    (False, False): "nothing changed: {title} was already open",
+}
 
 
 COMPLETE_TASK = ToolSpec(

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from core.action import Action, ask_about
+from core.display import GROUP_LABELS
 from core.models import TaskUpdate
 from core.tools import TaskIdArg, ToolContext, ToolOutput, ToolProblem, ToolSpec, WriteResult, write_one
 from taskupdate.corpus import CORPUS
@@ -14,6 +15,9 @@ from taskupdate.handler import CLARIFY, DESCRIPTION, explain_update, handle_upda
 from taskupdate.offline import offline_signal
 
 __all__ = ["ACTION"]
+
+# The product's names for the groups (the README's table, the chat's words): one table, core.display.
+GROUPS = ", ".join(f"{g} {zh} ({GROUP_LABELS['en'][g]})" for g, zh in GROUP_LABELS["zh"].items())
 
 
 async def update_task(
@@ -24,10 +28,10 @@ async def update_task(
         str | None, Field(description="The new deadline, RFC 3339 with an offset, e.g. 2026-12-01T15:00:00+08:00.")
     ] = None,
     clear_deadline: Annotated[bool, Field(description="Remove the deadline.")] = False,
-    priority_group: Annotated[
-        int | None, Field(description="1 important+urgent, 2 important, 3 urgent, 4 neither.")
-    ] = None,
+    priority_group: Annotated[int | None, Field(description=f"The new group: {GROUPS}.")] = None,
 ) -> ToolOutput:
+    if clear_deadline and deadline_at is not None:  # which one was meant? refuse rather than drop one
+        raise ToolProblem("pass either deadline_at or clear_deadline=true, not both; nothing was changed")
     given = {"title": title, "deadline_at": deadline_at, "priority_group": priority_group}
     fields: dict[str, Any] = {name: value for name, value in given.items() if value is not None}
     if clear_deadline:
@@ -37,7 +41,8 @@ async def update_task(
     data = TaskUpdate.model_validate(fields)  # a ValidationError reads as REST's 400 message
 
     result = await write_one(ctx, task_id, lambda w, task: w.update(task, data))
-    return ToolOutput(f"updated: {result.task.title}", result)
+    said = "updated: {title}" if result.changed else "nothing changed: {title} already had these values"
+    return ToolOutput(said.format(title=result.task.title), result)
 
 
 UPDATE_TASK = ToolSpec(

@@ -147,7 +147,7 @@ async def test_capture_is_idempotent_and_undoable(harness: Harness) -> None:
         again = await call(client, "capture_note", text="明天下午三点交电费", client_message_id="m-1")
         [task] = first["tasks"]
         assert first["written"] and first["question"] is None and first["change_ids"]
-        assert task["deadline_at"] == "2026-12-01T07:00:00+00:00"  # 15:00 Shanghai
+        assert task["deadline_at"] == "2026-12-01T15:00:00+08:00"  # in the user's offset
         assert [t["id"] for t in again["tasks"]] == [task["id"]]
         assert again["change_ids"] == first["change_ids"]
         assert len(harness.changes("create")) == 1
