@@ -192,3 +192,24 @@ def test_doctor_names_the_missing_key_and_the_url_it_would_ask(env: pytest.Monke
         " this node falls back to its offline rules"
     ) in result.output.splitlines()
     assert fake.requests == []  # no request could have answered: none was sent
+
+
+def test_doctor_says_a_silent_server_timed_out(env: pytest.MonkeyPatch) -> None:
+    """A server that takes the connection and never answers: "no answer in time", not a bare error."""
+    import socket
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections complete in the backlog; nothing ever reads or answers
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "openai-compatible:slow"}))
+        env.setenv("SUIKOU_MODEL_BASE_URL", url)
+        env.setenv("SUIKOU_MODEL_TIMEOUT_S", "0.3")
+
+        result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert (
+        "router: openai-compatible:slow — no answer in time (timed out; raise SUIKOU_MODEL_TIMEOUT_S for a slow"
+        f" server); tried {url}; this node falls back to its offline rules"
+    ) in result.output.splitlines()
