@@ -165,9 +165,10 @@ def _serve_banner(host: str, port: int, *, keyed: bool) -> list[str]:
     if keyed:
         lines.append("API keys exist: every request needs 'Authorization: Bearer <key>' (the playground asks for it).")
     else:
+        # Keyless mode serves on loopback only (serve refuses any other address without keys).
         lines.append(
-            f"Keyless mode: no API keys exist, so anyone who can reach {host} acts as user {LOCAL_USER!r}"
-            " (`suikou apikey create` ends this)."
+            f"Keyless mode: no API keys exist, so anyone on this machine can use it as user {LOCAL_USER!r}"
+            " (`suikou apikey create --user NAME` ends this)."
         )
     return lines
 

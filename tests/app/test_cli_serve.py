@@ -45,9 +45,7 @@ def test_serve_names_the_playground_and_keyless_mode(configured: list[dict[str, 
         lines[-2]
         == "Suikou: playground at http://127.0.0.1:8123/playground, chat API at http://127.0.0.1:8123/v1 (model 'suikou')"
     )
-    assert lines[-1].startswith(
-        "Keyless mode: no API keys exist, so anyone who can reach 127.0.0.1 acts as user 'local'"
-    )
+    assert lines[-1].startswith("Keyless mode: no API keys exist, so anyone on this machine can use it as user 'local'")
 
 
 def test_serve_says_a_key_is_needed_once_keys_exist(configured: list[dict[str, Any]]) -> None:
