@@ -193,3 +193,18 @@ def test_open_webui_fixtures_get_suggestions(example_id: str, expected: list[str
     [example] = [e for e in examples if e["id"] == example_id]
     messages = [ChatText(m["role"], m["content"]) for m in example["messages"]]
     assert json.loads(offline_aux_reply(AuxKind.FOLLOW_UPS, messages)) == {"follow_ups": expected}
+
+
+@pytest.mark.parametrize(
+    "stages",
+    [
+        '<details type="reasoning" done="true" duration="1">\n<summary>Thought for 1 seconds</summary>\n'
+        "> 路由：quick_note_create\n</details>\n",
+        "<think>\n路由：quick_note_create\n</think>\n\n",
+    ],
+    ids=["open-webui-reasoning-block", "think-mode"],
+)
+def test_follow_ups_read_the_answer_after_its_stage_lines(stages: str) -> None:
+    answer = stages + "好，已记下：交报告（重要且紧急；截止 12月1日 周二 15:00）"
+    request = follow_up_request([("user", "帮我记一下明天下午三点交报告"), ("assistant", answer)])
+    assert offline_follow_ups(request)[:3] == ["撤销", "改到后天", "交报告标记完成"]
