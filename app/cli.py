@@ -24,8 +24,13 @@ if TYPE_CHECKING:
     from app.settings import Settings
     from app.state import AppState
 
-cli = typer.Typer(help="Suikou: a conversational front door for your tasks.", no_args_is_help=True)
-apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True)
+# Plain (click) help, not typer's rich panels: typer 0.29's panels label every flag `<bool>` as if it
+# took a value (`--migrate <bool>`, even `--help <bool>`); click's own layout shows `--migrate` and
+# `--reload / --no-reload`. It also spares --help importing rich.
+cli = typer.Typer(
+    help="Suikou: a conversational front door for your tasks.", no_args_is_help=True, rich_markup_mode=None
+)
+apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True, rich_markup_mode=None)
 cli.add_typer(apikey_cli, name="apikey")
 
 NowOption = Annotated[str | None, typer.Option("--now", help="ISO time to treat as now (default: the clock).")]
@@ -66,17 +71,33 @@ def _parse_now(value: str | None, tz: str) -> datetime:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=ZoneInfo(tz))
 
 
+# The settings' defaults, as serve's --help states them (the help must not load the settings;
+# tests/app/test_cli_serve.py checks these against app.settings.Settings).
+SERVE_DEFAULTS = {"host": "127.0.0.1", "port": 8000, "workers": 1}
+
+
 @cli.command()
 def serve(
-    host: Annotated[str | None, typer.Option(help="Bind address.")] = None,
-    port: Annotated[int | None, typer.Option(help="Port.")] = None,
-    workers: Annotated[int | None, typer.Option(min=1, help="Worker processes (default: SUIKOU_WORKERS, 1).")] = None,
+    host: Annotated[
+        str | None, typer.Option(help=f"Bind address (default: SUIKOU_HOST, else {SERVE_DEFAULTS['host']}).")
+    ] = None,
+    port: Annotated[
+        int | None, typer.Option(help=f"Port (default: SUIKOU_PORT, else {SERVE_DEFAULTS['port']}).")
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, help=f"Worker processes (default: SUIKOU_WORKERS, else {SERVE_DEFAULTS['workers']})."),
+    ] = None,
     run_migrations: Annotated[
         bool, typer.Option("--migrate", help="Migrate the database first if it is behind (else: refuse).")
     ] = False,
     reload: Annotated[bool, typer.Option(help="Restart on code changes (development; one worker).")] = False,
 ) -> None:
-    """Run the HTTP service."""
+    """Run the HTTP service and its playground page.
+
+    The chat API is at http://HOST:PORT/v1, the playground at http://HOST:PORT/playground. With no
+    API keys (keyless mode) it serves only on a loopback address, as user 'local'.
+    """
     import logging
 
     import uvicorn
@@ -90,7 +111,8 @@ def serve(
         _refuse("--reload runs one process: drop --workers (or SUIKOU_WORKERS) or --reload.")
     with _engine(settings) as engine, _unreachable_is_one_line(settings):
         _schema_gate(engine, settings, run_migrations=run_migrations)
-        if not _is_loopback(host) and not _keys_exist(engine):
+        keyed = _keys_exist(engine)
+        if not _is_loopback(host) and not keyed:
             _refuse(
                 f"Refusing to serve on {host}: no API keys exist, so anyone could act as the local user.\n"
                 "Create one with `suikou apikey create --user NAME`, or bind to 127.0.0.1."
@@ -106,6 +128,8 @@ def serve(
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(message)s")
     _started()
     port = port or settings.port
+    for line in _serve_banner(host, port, keyed=keyed):
+        typer.echo(line, err=True)
     # The factory (one app per worker) also chains the SIGTERM drain hook onto uvicorn's handler. The
     # workers read their settings again: the port they serve is part of a worker's stable name
     # (app/ratelimit.py), so --port reaches them as SUIKOU_PORT.
@@ -121,6 +145,32 @@ def serve(
             timeout_graceful_shutdown=shutdown_phases(settings.shutdown_grace_s, settings.shutdown_delay_s)[1],
             log_level="info",
         )
+
+
+def _browser_url(host: str, port: int) -> str:
+    """Where a browser on this machine reaches the server: a wildcard bind is reached on loopback."""
+    shown = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(host, host)
+    if ":" in shown:
+        shown = f"[{shown}]"  # an IPv6 literal in a URL
+    return f"http://{shown}:{port}"
+
+
+def _serve_banner(host: str, port: int, *, keyed: bool) -> list[str]:
+    """Suikou's own start-up lines (before uvicorn's): where the playground is, and who may use it."""
+    from app.playground import PAGE_PATHS
+    from core.accounts import LOCAL_USER
+
+    base = _browser_url(host, port)
+    lines = [f"Suikou: playground at {base}{PAGE_PATHS[1]}, chat API at {base}/v1 (model 'suikou')"]
+    if keyed:
+        lines.append("API keys exist: every request needs 'Authorization: Bearer <key>' (the playground asks for it).")
+    else:
+        # Keyless mode serves on loopback only (serve refuses any other address without keys).
+        lines.append(
+            f"Keyless mode: no API keys exist, so anyone on this machine can use it as user {LOCAL_USER!r}"
+            " (`suikou apikey create --user NAME` ends this)."
+        )
+    return lines
 
 
 @contextmanager
@@ -291,7 +341,7 @@ def doctor() -> None:
     import time
 
     from app.state import hub_from_settings
-    from core.llm import NODES, probe_node
+    from core.llm import NODES, doctor_lines, probe_node
 
     _started()
     hub = hub_from_settings(get_settings())
@@ -306,8 +356,8 @@ def doctor() -> None:
             await hub.aclose()
 
     probes = asyncio.run(probe_all())
-    for probe in probes:
-        typer.echo(probe.line())
+    for line in doctor_lines(probes):
+        typer.echo(line)
     if not all(probe.ok for probe in probes):
         raise typer.Exit(1)
 

@@ -21,7 +21,7 @@ import anyio
 from pydantic import BaseModel
 
 from core.breaker import Breakers
-from core.providers import GENERIC, ModelRef, OutputMode, ProviderConfig, build_model, parse_ref
+from core.providers import GENERIC, KINDS, ModelRef, OutputMode, ProviderConfig, build_model, key_hint, parse_ref
 from core.trace import Trace
 
 if TYPE_CHECKING:
@@ -677,17 +677,75 @@ class Probe:
     problem: str | None = None
     fix: str | None = None  # the setting that makes a failing node answer
     fix_checked: bool = False  # doctor tried `fix` and it worked
+    url: str | None = None  # the base URL asked (`shown_url`: no credentials), None for injected models
 
     def line(self) -> str:
-        head = f"{LABELS.get(self.node, self.node)}: {self.model} — "
+        return self.line_for([self.node])
+
+    def line_for(self, nodes: Sequence[str]) -> str:
+        """The line for `nodes`, which all had this outcome (`doctor_lines`)."""
+        head = f"{', '.join(LABELS.get(n, n) for n in nodes)}: {self.model} — "
         if self.model == OFFLINE:
             return head + "offline rules"
         if self.ok:
             return head + f"ok in {self.seconds:.2f}s, output mode {self.mode or 'text'}"
+        tried = f"; tried {self.url}" if self.url else ""
         fix = ""
         if self.fix:
             fix = f"; works with {self.fix}" if self.fix_checked else f"; try {self.fix}"
-        return head + f"{self.problem}{fix}; this node falls back to its offline rules"
+        falls = "this node falls back to its" if len(nodes) == 1 else "these nodes fall back to their"
+        return head + f"{self.problem}{tried}{fix}; {falls} offline rules"
+
+
+def doctor_lines(probes: Sequence[Probe]) -> list[str]:
+    """One line per outcome, in node order: nodes with the same model, endpoint and failure (a
+    provider that is down, a missing key) or on the offline rules share a line instead of repeating
+    it once per node. Each answer that worked keeps its own line (its time and output mode)."""
+    groups: dict[object, list[Probe]] = {}
+    for probe in probes:
+        shared = not probe.ok or probe.model == OFFLINE
+        key = (probe.model, probe.url, probe.problem, probe.fix, probe.fix_checked) if shared else id(probe)
+        groups.setdefault(key, []).append(probe)
+    return [group[0].line_for([p.node for p in group]) for group in groups.values()]
+
+
+def shown_url(url: str) -> str:
+    """`url` as doctor prints it: scheme, host, port and path; never a user, password or query."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def base_url_hint(provider: str) -> str:
+    """The env var an operator sets `provider`'s base URL with."""
+    if provider == GENERIC:
+        return "SUIKOU_MODEL_BASE_URL"
+    return KINDS[provider].base_env or setting_name(provider, "BASE_URL")
+
+
+# Providers that answer without a key (a local server); every other one needs its vendor's key.
+KEYLESS_PROVIDERS = frozenset({GENERIC, "ollama"})
+
+
+def missing_setting(hub: ModelHub, ref: ModelRef) -> str | None:
+    """What doctor need not ask a provider to know: no base URL to ask, or no key a vendor requires."""
+    cfg = hub.config_for(ref)
+    if not (ref.base_url or cfg.base_url or KINDS[ref.provider].base_url):
+        return f"no base URL (set {base_url_hint(ref.provider)})"
+    if ref.provider not in KEYLESS_PROVIDERS and not cfg.api_key:
+        return f"no API key (set {key_hint(ref.provider)})"
+    return None
+
+
+def tried_url(hub: ModelHub, ref: ModelRef) -> str | None:
+    """The base URL a model of `ref` is built with (`build_model`), as doctor prints it."""
+    url = ref.base_url or hub.config_for(ref).base_url or KINDS[ref.provider].base_url
+    return shown_url(url) if url else None
 
 
 # The settings that change the request shape for a server whose chat template ignores
@@ -704,9 +762,48 @@ def setting_name(provider: str, field_name: str) -> str:
     return f"SUIKOU_PROVIDERS__{provider.upper().replace('-', '_')}__{field_name}"
 
 
-def describe_failure(exc: BaseException, ref: ModelRef) -> str:
-    from core.providers import key_hint
+# Why a connection failed, by what the exception chain holds: (its type names, words in its
+# message, what doctor says). First match wins; the chain's outermost error is usually the SDK's
+# bare "Connection error.", the cause below it says which.
+CONNECTION_REASONS: tuple[tuple[frozenset[str], tuple[str, ...], str], ...] = (
+    (frozenset({"ConnectionRefusedError"}), ("refused",), "connection refused"),
+    (
+        frozenset({"gaierror"}),
+        ("name or service not known", "nodename nor servname", "name resolution"),
+        "host not found",
+    ),
+    (
+        frozenset({"TimeoutError", "APITimeoutError", "ConnectTimeout", "ReadTimeout", "TimeoutException"}),
+        ("timed out",),
+        "timed out",
+    ),
+    (frozenset({"APIConnectionError", "ConnectError", "RemoteProtocolError"}), (), "no connection"),
+)
 
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen and len(seen) < 16:
+        seen.append(current)
+        current = current.__cause__ or current.__context__
+    return seen
+
+
+def connection_problem(exc: BaseException, ref: ModelRef) -> str | None:
+    """ "cannot connect (connection refused; ...)" for an error that never reached the provider."""
+    chain = _chain(exc)
+    names = {cls.__name__ for error in chain for cls in type(error).__mro__}
+    text = " ".join(str(error) for error in chain).lower()
+    for types, words, reason in CONNECTION_REASONS:
+        if names & types or any(word in text for word in words):
+            if reason == "timed out":
+                return "no answer in time (timed out; raise SUIKOU_MODEL_TIMEOUT_S for a slow server)"
+            return f"cannot connect ({reason}; set {base_url_hint(ref.provider)} if the server is elsewhere)"
+    return None
+
+
+def describe_failure(exc: BaseException, ref: ModelRef) -> str:
     if isinstance(exc, TextInsteadOfTool):
         return "answered with text instead of calling the tool (the server's chat template ignores tool_choice)"
     if isinstance(exc, OutputCut):
@@ -716,7 +813,7 @@ def describe_failure(exc: BaseException, ref: ModelRef) -> str:
         return f"{status} {STATUS_WORDS[status]} (check {key_hint(ref.provider)})"
     if status is not None:
         return f"{status} {STATUS_WORDS.get(status, type(exc).__name__)}"
-    return f"{type(exc).__name__}: {str(exc)[:120]}"
+    return connection_problem(exc, ref) or f"{type(exc).__name__}: {str(exc)[:120]}"
 
 
 async def _ping(spec: NodeSpec[Any], model: Model, mode: OutputMode | None, hub: ModelHub) -> None:
@@ -768,6 +865,12 @@ async def probe_node(hub: ModelHub, node: str, *, clock: Callable[[], float]) ->
     name = hub.name_for(node)
     if hub.is_offline(node):
         return Probe(node, name, True)
+    url, missing = None, None
+    if node not in hub.injected:
+        ref = hub.ref_for(node)
+        url, missing = tried_url(hub, ref), missing_setting(hub, ref)
+    if missing is not None:  # no request could answer: none is sent
+        return Probe(node, name, False, problem=f"{missing} for {url}" if url else missing)
     spec = PINGS[node != "chat"]
     errors: tuple[type[BaseException], ...] = (*fallback_errors(), UserError)
     start, problem = clock(), "no output mode left"
@@ -775,14 +878,14 @@ async def probe_node(hub: ModelHub, node: str, *, clock: Callable[[], float]) ->
         for mode in output_modes(spec, node, hub):
             try:
                 await _ping(spec, hub.model_for(node), mode, hub)
-                return Probe(node, name, True, mode, clock() - start)
+                return Probe(node, name, True, mode, clock() - start, url=url)
             except errors as exc:
                 problem = describe_failure(exc, hub.ref_for(node))
                 if isinstance(exc, OutputCut) and mode in ("tool", None):
                     fix, checked = await _try_fixes(spec, hub, node)
-                    return Probe(node, name, False, None, clock() - start, problem, fix, checked)
+                    return Probe(node, name, False, None, clock() - start, problem, fix, checked, url)
                 if not _is_rejection(exc):
                     break
     except UserError as exc:  # the model could not even be built (a malformed name, say)
         problem = describe_failure(exc, hub.ref_for(node))
-    return Probe(node, name, False, None, clock() - start, problem)
+    return Probe(node, name, False, None, clock() - start, problem, url=url)

@@ -2,7 +2,8 @@
 
 Each answer has the shape the client's template demands, so the client parses it without error:
 ``{"title": "交报告"}`` where a JSON title is asked for, a bare short title where plain text is,
-``{"tags": ["General"]}``, ``{"follow_ups": []}``, ``{"queries": []}`` (so no web search is made),
+``{"tags": ["General"]}``, ``{"follow_ups": [...]}`` (what Suikou understands next,
+``route.aux_followups``), ``{"queries": []}`` (so no web search is made),
 ``{"text": ""}`` for autocomplete, the untouched input for a translation, and so on. Nothing here
 guesses beyond the user's own words: an empty list is a valid "nothing to suggest".
 """
@@ -16,6 +17,7 @@ from typing import Any
 
 from core.turn import ChatText
 from route.aux import AuxKind, demanded_json_key, json_dumps, strip_transcript
+from route.aux_followups import offline_follow_ups
 
 _INSTRUCTION_ROLES = frozenset({"system", "developer"})
 _CJK = re.compile(r"[\u3400-\u9fff]")
@@ -25,9 +27,28 @@ _QUOTES = "\"'“”‘’「」『』`"
 _GREETING = re.compile(r"^(?:你好|您好|嗨|哈喽|在吗|hi|hello|hey)[!！。.~～\s]*$", re.IGNORECASE)
 # Lead-ins that carry no topic: "帮我记一下明天..." is titled by what follows.
 _LEAD_IN = re.compile(r"^(?:请|麻烦你?)?(?:帮我|帮忙|给我)?(?:记一下|记一个|记下|记住|提醒我|提醒一下)?[:：，,\s]*")
+_LEAD_IN_EN = re.compile(
+    r"^(?:please\s+)?(?:(?:can you\s+)?remind me(?:\s+to)?|(?:make a )?note(?: that)?|don'?t let me forget to|"
+    r"add a task(?: to)?)[:,\s]+",
+    re.I,
+)
+# Words an English title must not end on ("Submit the report by"): it would read as cut off.
+_EN_ARTICLES = ("a", "an", "the", "my", "your", "our", "and", "or", "but")
+_EN_PREPOSITIONS = ("to", "by", "at", "on", "in", "of", "for", "from", "with", "before", "after", "until", "into")
+_EN_DANGLING = frozenset(_EN_ARTICLES + _EN_PREPOSITIONS)
 _CONFIRMED = re.compile(r"已记下[:：]\s*([^（(\n]+)")
-_TITLE_MAX_CJK = 10  # Cherry and LobeChat ask for "10 字内"
+# A CJK title keeps the user's whole phrase up to this many characters: Cherry and LobeChat ask
+# for "10 字内", but a task title cut at 10 ("后天上午十点去银行办") reads as a typo; 20 fits the
+# sidebars of Open WebUI, LobeChat and Cherry Studio.
+_TITLE_MAX_CJK = 20
 _TITLE_MAX_WORDS = 5
+# A longer CJK phrase is cut before one of these, where a new part of the sentence starts (a verb
+# phrase, an object, a companion, a place), never inside a word; at least this many characters stay.
+_PHRASE_STARTS = ("然后", "以及", "并且", "还有", "去", "把", "给", "和", "跟", "与", "在", "到", "并", "再", "的")
+_TITLE_MIN_CJK = 4
+# A title's units: a Latin word or number (never split), or one other character.
+_TITLE_UNIT = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?|\s+|.", re.S)
+_CLAUSE_BREAK = re.compile(r"[，,。.;；!！?？、：:\n]+")
 _EMOJI = "🙂"
 _NOT_NEEDED_XML = "<websearch>\n  <question>\n    not_needed\n  </question>\n</websearch>"
 
@@ -176,11 +197,48 @@ def offline_title(messages: Sequence[ChatText]) -> str:
 def _clean_title(sentence: str) -> str:
     first_line = sentence.strip().splitlines()[0] if sentence.strip() else ""
     text = _LEAD_IN.sub("", _unquote(first_line))
-    text = re.sub(r"[^\w\s]|_", " ", text)  # punctuation and symbols, in any script
-    text = re.sub(r"\s+", " ", text).strip()
     if _has_cjk(text):
-        return text[:_TITLE_MAX_CJK].strip()
-    return " ".join(text.split()[:_TITLE_MAX_WORDS])
+        return _cjk_title(text)
+    joined = re.sub(r"(?<=[A-Za-z])['’](?=[A-Za-z])", "", _LEAD_IN_EN.sub("", text))  # "what's" -> "whats"
+    words = _plain(joined).split()[:_TITLE_MAX_WORDS]
+    while len(words) > 1 and words[-1].lower() in _EN_DANGLING:
+        words.pop()  # "Submit the report by" reads cut: end on the last word that carries meaning
+    if words and words[0].islower():
+        words[0] = words[0][:1].upper() + words[0][1:]  # a title's first word, not "iPhone" -> "IPhone"
+    return " ".join(words)
+
+
+def _plain(text: str) -> str:
+    """Punctuation and symbols (any script) as spaces, runs of space as one."""
+    return re.sub(r"\s+", " ", re.sub(r"[^\w\s]|_", " ", text)).strip()
+
+
+def _cjk_title(text: str) -> str:
+    """The leading clauses that fit in `_TITLE_MAX_CJK`, else the first clause cut at a phrase start."""
+    clauses = [_plain(c) for c in _CLAUSE_BREAK.split(text)]
+    clauses = [c for c in clauses if c]
+    if not clauses:
+        return ""
+    title = clauses[0]
+    for clause in clauses[1:]:
+        if len(title) + 1 + len(clause) > _TITLE_MAX_CJK:
+            break
+        title = f"{title} {clause}"
+    return title if len(title) <= _TITLE_MAX_CJK else _cut_at_phrase(title)
+
+
+def _cut_at_phrase(text: str) -> str:
+    """`text` cut to at most `_TITLE_MAX_CJK` characters where a unit ends: before the last phrase
+    start that leaves `_TITLE_MIN_CJK` characters, else at the last space or whole unit that fits."""
+    phrase_ends, at = [], 0
+    for unit in _TITLE_UNIT.findall(text):
+        if at + len(unit) > _TITLE_MAX_CJK:
+            break
+        if at >= _TITLE_MIN_CJK and (unit.isspace() or text.startswith(_PHRASE_STARTS, at)):
+            phrase_ends.append(at)
+        at += len(unit)
+    cut = phrase_ends[-1] if phrase_ends else at  # else after the last whole unit that fits
+    return text[:cut].strip()
 
 
 def _title_reply(messages: Sequence[ChatText]) -> str:
@@ -205,7 +263,7 @@ def _follow_ups_reply(messages: Sequence[ChatText]) -> str:
     instruction = _instruction(messages)
     if "quick-reply suggestions" in instruction or '"chips"' in instruction:
         return json_dumps({"chips": []})  # LobeChat's follow-up chips schema
-    return json_dumps({"follow_ups": []})
+    return json_dumps({"follow_ups": offline_follow_ups(messages)})
 
 
 def _search_reply(messages: Sequence[ChatText]) -> str:

@@ -53,7 +53,7 @@ def test_doctor_checks_each_configured_node(env: pytest.MonkeyPatch, fake: Fake)
     lines = result.output.splitlines()
     assert lines[0].startswith("router: deepseek:deepseek-chat — ok in ")
     assert lines[0].endswith("output mode tool")
-    assert "plan: offline — offline rules" in lines
+    assert "plan, reflect, extract: offline — offline rules" in lines  # one line for the nodes that share it
     assert lines[-1].startswith("chat: ollama:qwen3:8b — ok in ")
     assert fake.auths == ["Bearer sk-ds", "Bearer not-needed"]  # one request per node, no retries
 
@@ -125,3 +125,91 @@ async def test_probe_sees_brief_prose_instead_of_a_tool_call_in_one_request(
         "; try SUIKOU_PROVIDERS__OPENAI_COMPATIBLE__FORCED_TOOL_CHOICE=false or "
         "SUIKOU_PROVIDERS__OPENAI_COMPATIBLE__OUTPUT_MODE=prompted; this node falls back to its offline rules"
     )
+
+
+def _closed_port() -> int:
+    """A port on 127.0.0.1 that nothing listens on (bound, then closed): connecting is refused."""
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_doctor_names_the_unreachable_url_once_for_all_nodes(env: pytest.MonkeyPatch) -> None:
+    """Every node on one provider that is down: one line naming the URL tried, the error kind and the
+    variable to set, not "Connection error." once per node."""
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    env.setenv("SUIKOU_MODEL", "openai-compatible:qwen3")
+    env.setenv("SUIKOU_MODEL_BASE_URL", url)
+    env.setenv("SUIKOU_MODEL_API_KEY", "sk-secret-key")
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "router, plan, reflect, extract, chat: openai-compatible:qwen3 — cannot connect (connection refused;"
+        f" set SUIKOU_MODEL_BASE_URL if the server is elsewhere); tried {url};"
+        " these nodes fall back to their offline rules"
+    ]
+    assert "sk-secret" not in result.output
+
+
+def test_doctor_never_prints_credentials_in_the_url(env: pytest.MonkeyPatch) -> None:
+    port = _closed_port()
+    env.setenv("SUIKOU_MODEL", "openai-compatible:qwen3")
+    env.setenv("SUIKOU_MODEL_BASE_URL", f"http://admin:hunter2@127.0.0.1:{port}/v1?key=sk-in-query")
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert f"tried http://127.0.0.1:{port}/v1;" in result.output
+    assert "hunter2" not in result.output and "sk-in-query" not in result.output and "admin" not in result.output
+
+
+def test_doctor_names_the_missing_base_url_without_asking(env: pytest.MonkeyPatch) -> None:
+    env.setenv("SUIKOU_MODEL", "my-model")  # the generic provider, and no base URL anywhere
+    env.delenv("SUIKOU_MODEL_BASE_URL", raising=False)
+    env.delenv("OPENAI_BASE_URL", raising=False)
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert result.output.splitlines() == [
+        "router, plan, reflect, extract, chat: my-model — no base URL (set SUIKOU_MODEL_BASE_URL);"
+        " these nodes fall back to their offline rules"
+    ]
+
+
+def test_doctor_names_the_missing_key_and_the_url_it_would_ask(env: pytest.MonkeyPatch, fake: Fake) -> None:
+    env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "deepseek:deepseek-chat"}))
+    env.setenv("SUIKOU_PROVIDERS__DEEPSEEK__BASE_URL", fake.base_url)
+
+    result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert (
+        f"router: deepseek:deepseek-chat — no API key (set DEEPSEEK_API_KEY) for {fake.base_url};"
+        " this node falls back to its offline rules"
+    ) in result.output.splitlines()
+    assert fake.requests == []  # no request could have answered: none was sent
+
+
+def test_doctor_says_a_silent_server_timed_out(env: pytest.MonkeyPatch) -> None:
+    """A server that takes the connection and never answers: "no answer in time", not a bare error."""
+    import socket
+
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)  # connections complete in the backlog; nothing ever reads or answers
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}/v1"
+        env.setenv("SUIKOU_NODE_MODELS", json.dumps({"route": "openai-compatible:slow"}))
+        env.setenv("SUIKOU_MODEL_BASE_URL", url)
+        env.setenv("SUIKOU_MODEL_TIMEOUT_S", "0.3")
+
+        result = CliRunner().invoke(cli, ["doctor"])
+
+    assert result.exit_code == 1
+    assert (
+        "router: openai-compatible:slow — no answer in time (timed out; raise SUIKOU_MODEL_TIMEOUT_S for a slow"
+        f" server); tried {url}; this node falls back to its offline rules"
+    ) in result.output.splitlines()

@@ -127,7 +127,7 @@ def _by_id(example_id: str) -> list[ChatText]:
     [
         ("ow-title-v06-note", {"title": "交报告"}),
         ("ow-tags-query", {"tags": ["General"]}),
-        ("ow-followups-v06-query", {"follow_ups": []}),
+        ("ow-followups-v06-query", {"follow_ups": ["只看紧急的", "明天有什么要做的？", "这周有什么要交的"]}),
         ("ow-queries-websearch-note", {"queries": []}),
         ("ow-autocomplete-note-prefix", {"text": ""}),
         ("ow-tools-fc-note", {"tool_calls": []}),
