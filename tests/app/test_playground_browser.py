@@ -228,6 +228,10 @@ def test_on_a_phone_the_task_list_is_below_the_chat(browser: Any, site: Site) ->
     assert chat["width"] <= 390 and tasks["width"] <= 390
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sideways
     save_screenshot(page, "playground-phone.png")
+    # A new task is lit in the list below, but the page does not jump away from the chat to show it.
+    ask(page, "帮我记一下明天下午三点买花")
+    page.locator("#tasks li.fresh", has_text="买花").wait_for(state="attached")
+    assert page.evaluate("window.scrollY") == 0
 
 
 # --- composing, following what changed, and errors ---------------------------------------------
@@ -402,6 +406,7 @@ def test_a_task_is_ticked_done_reopened_and_the_last_change_undone(browser: Any,
 
     row.get_by_role("checkbox", name="标记完成：交周报").check()
     page.locator("#tasks li.done", has_text="交周报").wait_for()  # kept, struck through, to be unticked
+    save_screenshot(page, "playground-ticked.png")
     assert h.task(report, user="local").is_completed
     assert page.locator("#tasks li").last.inner_text().startswith("交周报")  # done ones go last
     assert "fresh" in (page.locator("#tasks li", has_text="交周报").get_attribute("class") or "")
