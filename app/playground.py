@@ -1,8 +1,9 @@
 """The playground: one self-contained page at `/` (and `/playground`) to try Suikou in a browser.
 
-The page (app/static/playground.html) talks to the same public API a chat client uses — streaming
-`/v1/chat/completions` and `GET /tasks` — so it needs no route of its own beyond serving itself,
-and it is left out of the OpenAPI document: it is not part of the API.
+The page (app/static/playground.html) talks to the same public API any client uses — streaming
+`/v1/chat/completions`, `GET /tasks`, `PATCH /tasks/{id}` (ticking a task done or open again) and
+`/changes` (what a turn wrote, and undoing the last change) — so it needs no route of its own beyond
+serving itself, and it is left out of the OpenAPI document: it is not part of the API.
 """
 
 from __future__ import annotations

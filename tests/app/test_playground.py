@@ -14,8 +14,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.actions import build_registry
 from app.main import create_app
 from app.playground import PAGE_PATHS, page_html
+from core.display import GROUP_LABELS
+from route.router import RULE_READ, RULE_SURE
 
 ROOT = Path(__file__).resolve().parents[2]
 LOCAL_HOSTS = {"127.0.0.1", "localhost"}
@@ -71,6 +74,47 @@ def test_the_page_speaks_the_api_it_documents() -> None:
     html = page_html()
     for needle in ('"/v1/chat/completions"', "stream: true", '"X-Suikou-Timezone"', "Bearer ", '"/tasks'):
         assert needle in html, needle
+    # Ticking a task and undoing a change: the REST API's own writes, nothing of the page's.
+    for needle in ('"/tasks/" + id, "PATCH", { is_completed: done }', '"/changes?limit=', '"/revert", "POST"'):
+        assert needle in html, needle
+
+
+def js_table(name: str) -> dict[str, str]:
+    """A `const NAME = { key: "text", ... };` table of the page's script, as a dict."""
+    found = re.search(rf"const {name} = \{{(.*?)\}};", page_html(), re.DOTALL)
+    assert found is not None, name
+    return dict(re.findall(r'(\w+): "([^"]*)"', found[1]))
+
+
+def test_the_page_names_groups_as_the_product_does() -> None:
+    assert js_table("GROUPS") == {str(g): label for g, label in GROUP_LABELS["zh"].items()}
+
+
+def test_the_page_has_words_for_every_action() -> None:
+    # The thinking panel says which action took a message in words, not by its name.
+    names = {*build_registry().names(), "clarify"}
+    words = js_table("ACTION_WORDS")
+    assert set(words) == names
+    assert all(re.fullmatch(r"[\u4e00-\u9fff]+", w) for w in words.values()), words
+
+
+def test_confidence_words_follow_the_routers_bounds() -> None:
+    found = re.search(r"const SURE_WORDS = \[(.*?)\];", page_html())
+    assert found is not None
+    bounds = [float(b) for b in re.findall(r"\[([0-9.]+), ", found[1])]
+    assert bounds == [RULE_SURE, RULE_READ, 0]
+
+
+def test_every_error_code_the_server_sends_has_chinese_words() -> None:
+    codes = {
+        code
+        for path in (ROOT / "app").glob("*.py")
+        for code in re.findall(r'\bcode\s*=\s*"([a-z_]+)"', path.read_text(encoding="utf-8"))
+    }
+    assert {"invalid_api_key", "rate_limit_exceeded", "string_above_max_length"} <= codes  # the scan finds them
+    words = js_table("ERROR_CODES")
+    assert codes <= set(words), codes - set(words)
+    assert all(re.search(r"[\u4e00-\u9fff]", w) and w.endswith("。") for w in words.values())
 
 
 def test_the_openapi_document_does_not_list_the_page(client: TestClient) -> None:

@@ -23,6 +23,7 @@ from typing import Any, NoReturn
 import pytest
 from sqlmodel import select
 
+from app.errors import error_body
 from core.models import Task
 from support.harness import NOW, TZ, Harness, in_ci
 from support.live import serve
@@ -227,6 +228,201 @@ def test_on_a_phone_the_task_list_is_below_the_chat(browser: Any, site: Site) ->
     assert chat["width"] <= 390 and tasks["width"] <= 390
     assert page.evaluate("document.documentElement.scrollWidth") <= 390  # nothing sideways
     save_screenshot(page, "playground-phone.png")
+    # A new task is lit in the list below, but the page does not jump away from the chat to show it.
+    ask(page, "帮我记一下明天下午三点买花")
+    page.locator("#tasks li.fresh", has_text="买花").wait_for(state="attached")
+    assert page.evaluate("window.scrollY") == 0
+
+
+# --- composing, following what changed, and errors ---------------------------------------------
+
+
+def height(page: Any, selector: str) -> float:
+    return float(page.locator(selector).bounding_box()["height"])
+
+
+def test_the_input_grows_with_its_lines_and_enter_sends_unless_composing(browser: Any, site: Site) -> None:
+    page = open_page(browser, site)
+    one_line = height(page, "#input")
+    page.click("#input")
+    page.keyboard.type("第一行")
+    for line in ("第二行", "第三行"):
+        page.keyboard.press("Shift+Enter")  # a new line, not a send
+        page.keyboard.type(line)
+    assert page.input_value("#input") == "第一行\n第二行\n第三行"
+    assert page.locator(".turn-user").count() == 0
+    three_lines = height(page, "#input")
+    assert three_lines >= one_line + 40  # two more lines of ~24px each
+
+    page.fill("#input", "\n".join(f"第{i}行" for i in range(20)))
+    assert height(page, "#input") == 160  # its max-height: past a few lines it scrolls
+    assert page.evaluate(
+        "(() => { const i = document.getElementById('input'); return i.scrollHeight > i.clientHeight })()"
+    )
+
+    # Enter while an IME is composing picks characters: it neither sends nor is swallowed.
+    page.fill("#input", "ni")
+    taken = page.evaluate(
+        """() => {
+            const ev = new KeyboardEvent("keydown", {key: "Enter", isComposing: true, bubbles: true, cancelable: true});
+            document.getElementById("input").dispatchEvent(ev);
+            return ev.defaultPrevented;
+        }"""
+    )
+    assert taken is False and page.locator(".turn-user").count() == 0
+
+    page.fill("#input", "你好\n在吗")
+    page.press("#input", "Enter")
+    page.locator(".turn-bot details.thinking:not(.live)").wait_for(state="attached")
+    assert page.locator(".turn-user").first.inner_text() == "你好\n在吗"
+    assert page.input_value("#input") == "" and height(page, "#input") == one_line  # shrinks back once sent
+
+
+def in_view(page: Any, node: Any, box_selector: str) -> bool:
+    inner, outer = node.bounding_box(), page.locator(box_selector).bounding_box()
+    return bool(inner["y"] >= outer["y"] - 1 and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1)
+
+
+def test_a_task_a_turn_wrote_is_lit_and_scrolled_into_view(browser: Any, site: Site) -> None:
+    for i in range(25):  # due before the new one: it lands far down the list
+        site.harness.add(f"今天的事{i + 1}", 2, "2026-11-30 12:00", user="local")
+    page = open_page(browser, site)
+    page.locator("#tasks li").first.wait_for()
+    page.click("#examples button:text-is('帮我记一下明天下午三点交报告')")
+    fresh = page.locator("#tasks li.fresh")
+    fresh.wait_for()
+    assert fresh.count() == 1 and "交报告" in fresh.inner_text()
+    assert in_view(page, fresh, "#tasks")
+    assert not in_view(page, page.locator("#tasks li").first, "#tasks")  # the list scrolled to it
+
+    # A turn that only reads lights nothing.
+    ask(page, "来一个简单的任务")
+    page.wait_for_function("() => !document.querySelector('#tasks li.fresh')")
+
+
+def test_an_opened_thinking_panel_is_brought_into_view(browser: Any, site: Site) -> None:
+    week_of_tasks(site.harness, "local")
+    page = open_page(browser, site, height=620)
+    for text in ("这周有什么要交的", "再来两个", "来一个简单的任务"):
+        ask(page, text)
+    last = ask(page, "这周有什么要交的")
+    # Scrolled back up a little, until the last answer's collapsed panel sits at the chat's bottom edge.
+    page.evaluate(
+        """() => {
+            const log = document.getElementById("log");
+            const summaries = document.querySelectorAll(".turn-bot summary");
+            const summary = summaries[summaries.length - 1];
+            log.scrollTop += summary.getBoundingClientRect().bottom - log.getBoundingClientRect().bottom + 4;
+        }"""
+    )
+    assert page.evaluate("document.getElementById('log').scrollTop") > 0
+    last.locator("summary").click()
+    assert last.locator(".stages li").count() >= 8
+    page.wait_for_function(
+        """() => {
+            const log = document.getElementById("log").getBoundingClientRect();
+            const lists = document.querySelectorAll(".turn-bot .stages");
+            const items = lists[lists.length - 1].children;
+            return items[items.length - 1].getBoundingClientRect().bottom <= log.bottom + 1;
+        }""",
+        timeout=3000,
+    )
+    assert in_view(page, last.locator("summary"), "#log")
+
+
+def test_the_thinking_panel_says_groups_and_confidence_in_words(browser: Any, site: Site) -> None:
+    site.harness.add("交周报", 1, "2026-12-01 15:00", user="local")
+    page = open_page(browser, site)
+    turn = ask(page, "第一象限的任务")
+    turn.locator("summary").click()
+    lines = turn.locator(".stages li").all_inner_texts()
+    assert any("分组：重要且紧急" in line for line in lines), lines
+    route = next(line for line in lines if line.startswith("route"))
+    assert "「查任务」" in route and any(word in route for word in ("很确定", "比较确定", "不太确定")), route
+    shown = "\n".join(lines)
+    for internal in ("置信度", "象限：[", "task_query", "0.8", "0.9"):
+        assert internal not in shown, (internal, shown)
+
+
+LONG = "记" * 20_001  # over the chat endpoint's per-message bound (20,000): a 400 before any answer
+
+
+def test_a_rejected_message_is_told_in_chinese_marked_not_sent_and_put_back(browser: Any, site: Site) -> None:
+    page = open_page(browser, site)
+    sent: list[dict[str, Any]] = []
+    page.on("request", lambda r: sent.append(json.loads(r.post_data)) if r.url.endswith("/completions") else None)
+    page.fill("#input", LONG)
+    page.press("#input", "Enter")
+    note = page.locator(".turn-user.unsent .unsent-note")
+    note.wait_for()
+    assert note.inner_text() == "未发送：这条消息太长了，删短一些再发。"
+    assert "maximum is 20000" in (note.get_attribute("title") or "")  # the server's words, as the detail
+    assert page.locator(".turn-bot").count() == 0
+    assert page.input_value("#input") == LONG
+
+    ask(page, "你好")
+    assert page.locator(".turn-user.unsent").count() == 0  # sending again clears the not-sent one
+    assert [m["content"] for m in sent[-1]["messages"]] == ["你好"]  # and it never joined the history
+
+
+def test_server_failures_are_told_in_chinese(browser: Any, site: Site) -> None:
+    page = open_page(browser, site)
+    page.locator("#tasksNote", has_text="还没有待办").wait_for()
+    busy = error_body("Rate limit reached.", "rate_limit_error", code="rate_limit_exceeded")
+    page.route("**/v1/chat/completions", lambda route: route.fulfill(status=429, json=busy))
+    page.fill("#input", "你好")
+    page.press("#input", "Enter")
+    page.locator(".unsent-note", has_text="未发送：发得太快了，请稍等一会儿再试。").wait_for()
+    page.unroute("**/v1/chat/completions")
+
+    # A failure after the answer began: the turn stays, its error worded for a person.
+    broke = error_body("The model did not answer.", "server_error")
+    stream = f"data: {json.dumps(broke)}\n\ndata: [DONE]\n\n"
+    page.route(
+        "**/v1/chat/completions",
+        lambda route: route.fulfill(status=200, body=stream, headers={"Content-Type": "text/event-stream"}),
+    )
+    answer = ask(page, "你好").locator(".answer.error")
+    assert answer.inner_text().startswith("出错了：服务出错了，请稍后再试。")
+    assert answer.locator(".error-detail").inner_text() == "The model did not answer."
+
+    down = error_body("The database is unavailable.", "server_error", code="database_unavailable")
+    page.route("**/tasks?*", lambda route: route.fulfill(status=503, json=down))
+    page.click("#refresh")
+    page.locator("#tasksNote.error", has_text="任务列表没有更新：数据库暂时连不上，请稍后再试。").wait_for()
+
+
+def test_a_task_is_ticked_done_reopened_and_the_last_change_undone(browser: Any, site: Site) -> None:
+    h = site.harness
+    report = h.add("交周报", 1, "2026-12-01 15:00", user="local")
+    h.add("买猫粮", 3, "2026-12-01 19:00", user="local")
+    h.add("上周的事", 2, user="local", completed_at="2026-11-20 09:00")  # done long ago: not listed
+    page = open_page(browser, site)
+    writes: list[str] = []
+    page.on("request", lambda r: writes.append(f"{r.method} {r.url.split('/', 3)[3]}") if r.method != "GET" else None)
+    row = page.locator("#tasks li", has_text="交周报")
+    row.wait_for()
+    assert page.locator("#tasks li").count() == 2
+
+    row.get_by_role("checkbox", name="标记完成：交周报").check()
+    page.locator("#tasks li.done", has_text="交周报").wait_for()  # kept, struck through, to be unticked
+    save_screenshot(page, "playground-ticked.png")
+    assert h.task(report, user="local").is_completed
+    assert page.locator("#tasks li").last.inner_text().startswith("交周报")  # done ones go last
+    assert "fresh" in (page.locator("#tasks li", has_text="交周报").get_attribute("class") or "")
+
+    page.locator("#tasks li", has_text="交周报").get_by_role("checkbox", name="重新打开：交周报").uncheck()
+    page.locator("#tasks li:not(.done)", has_text="交周报").wait_for()
+    assert not h.task(report, user="local").is_completed
+
+    page.locator("#tasks li", has_text="交周报").get_by_role("checkbox").check()
+    page.locator("#tasks li.done", has_text="交周报").wait_for()
+    page.click("#undoLast")
+    page.locator("#tasksNote", has_text="已撤销：把「交周报」标记为完成").wait_for()
+    page.locator("#tasks li:not(.done)", has_text="交周报").wait_for()
+    assert not h.task(report, user="local").is_completed
+    last_change = h.changes()[-1].id
+    assert writes == [f"PATCH tasks/{report}"] * 3 + [f"POST changes/{last_change}/revert"]
 
 
 # --- other pages: the attacks of docs/fdr/0022 in a real browser --------------------------------
