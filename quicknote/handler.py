@@ -9,12 +9,13 @@ from zoneinfo import ZoneInfo
 from core import changes
 from core.display import format_when
 from core.graphrun import run_nodes
+from core.locale import Locale
 from core.turn import Answer, Turn
 from quicknote import steps
 from quicknote.graph import Extract, quick_note_graph
 from quicknote.multi import capture_parts, records, write_and_confirm
 from quicknote.offline import offline_extract_note
-from quicknote.pending import is_yes, pending_capture
+from quicknote.pending import answers_warning, is_no, is_yes, pending_capture
 from quicknote.rendering import confirmation, list_confirmation
 from quicknote.split import split_note
 from quicknote.state import NoteDeps, NoteState
@@ -22,7 +23,7 @@ from quicknote.state import NoteDeps, NoteState
 DESCRIPTION = (
     "随口记: the user wants to CAPTURE one or more new tasks or reminders ('帮我记一下明天下午三点交报告', "
     "'提醒我周五交报告', '添加待办：洗车', '明天买牛奶，周五交报告'), or says yes to adding a task "
-    "Suikou just warned already exists ('要', 'yes, add it'). Writes data."
+    "Suikou just warned already exists ('要', 'yes, add it'), or no to it ('算了', 'no thanks'). Writes data."
 )
 
 
@@ -39,7 +40,7 @@ async def handle_quick_note(turn: Turn) -> Answer:
     return Answer(answer, data, change_ids=tuple(data.get("change_ids", ())), outcome=outcome, tally=tally)
 
 
-OUTCOMES = ("written", "again", "asked_duplicate", "clarify")
+OUTCOMES = ("written", "again", "asked_duplicate", "declined", "clarify")
 TALLIES = ("notes_written", "notes_deduplicated", "near_duplicates")
 
 
@@ -51,6 +52,8 @@ def _counted(data: dict[str, Any]) -> tuple[str, dict[str, int]]:
         return ("written", {"notes_written": len(tasks)}) if fresh else ("again", {"notes_deduplicated": len(tasks)})
     if "duplicate_of" in data:
         return "asked_duplicate", {"near_duplicates": 1}
+    if data.get("declined"):
+        return "declined", {}
     return "clarify", {}
 
 
@@ -79,8 +82,18 @@ def _again(turn: Turn, existing: steps.Written) -> tuple[str, dict[str, Any]]:
     return answer, data
 
 
+# The answer to "算了" after a near-duplicate warning: nothing added, the task that exists kept.
+DECLINED: dict[Locale, str] = {
+    "zh": "好的，没有再记，已有的那条保持不变。",
+    "en": "OK, nothing was added; the task you already have is unchanged.",
+}
+
+
 async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     sentence, check = turn.text, turn.config.near_duplicates == "ask"
+    if is_no(turn.text) and answers_warning(turn.messages):
+        turn.trace.emit("duplicate", "info", "你决定不再记，什么都没有写入", {"declined": True})
+        return DECLINED[turn.locale], {"declined": True, "created": False}
     if is_yes(turn.text):
         pending, asked = pending_capture(turn.messages, turn.seal)
         if pending is not None:

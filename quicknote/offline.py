@@ -76,7 +76,7 @@ from core.turn import HistoryTurn, OfflineSignal
 from quicknote.brackets import Masked, bracket_spans, is_annotation, mask, strip_placeholders
 from quicknote.draft import NoteDraft
 from quicknote.estimate import extract_estimate
-from quicknote.pending import WARNING_RE, is_yes
+from quicknote.pending import WARNING_RE, is_no, is_yes
 
 __all__ = [
     "is_bracket_label",
@@ -486,12 +486,15 @@ CONFIRM_CONFIDENCE = 0.95
 
 
 def offline_confirm_signal(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
-    """ "要" / "是的，再记一条" / "yes, add it" right after a near-duplicate warning is a note.
+    """ "要" / "是的，再记一条" / "yes, add it" right after a near-duplicate warning is a note; "算了" /
+    "不用了" / "no thanks" is its answer too (nothing is added, said by the handler).
 
     The router's history has carried records stripped, so the warning is recognised by its words
     (rendered by code); the handler then writes what the warning's ``n1`` record carries."""
     if not history or history[-1].role != "assistant" or not WARNING_RE.search(history[-1].text):
         return None
+    if is_no(text):
+        return OfflineSignal(CONFIRM_CONFIDENCE, "不再记（上一轮提示了相近的任务）")
     if not is_yes(text):
         return None
     return OfflineSignal(CONFIRM_CONFIDENCE, "确认再记一条（上一轮提示了相近的任务）")

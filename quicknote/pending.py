@@ -58,8 +58,26 @@ _EN_YES = (
 _YES_RE = assent_re(f"{_ZH_YES}|{_EN_YES}", separated=True)
 
 
+_NO_RE = assent_re(
+    r"(?:不|不要|不用|不用了|不需要|不必|不记|不记了|别记|别记了|算了|算了吧|那算了|不了|先不了|先不用|取消|"
+    r"no|nope|nah|no thanks|never mind|nevermind|don't|skip it|cancel)",
+    separated=True,
+)
+
+
 def is_yes(text: str) -> bool:
     return bool(_YES_RE.match(text or ""))
+
+
+def is_no(text: str) -> bool:
+    """A no to the warning ("算了", "不用了", "no thanks"): nothing is added."""
+    return bool(_NO_RE.match(text or ""))
+
+
+def answers_warning(messages: Sequence[ChatText]) -> bool:
+    """The latest user message answers a near-duplicate warning."""
+    warning, _asked = _last_exchange(messages)
+    return warning is not None and bool(WARNING_RE.search(carry.strip(warning.text)))
 
 
 def attach_pending(answer: str, capture: PendingCapture, seal: carry.Seal) -> str:

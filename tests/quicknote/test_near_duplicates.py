@@ -16,7 +16,7 @@ from core.models import Task
 from core.turn import HistoryTurn
 from quicknote.duplicates import close_deadlines, similar_titles
 from quicknote.offline import offline_confirm_signal
-from quicknote.pending import is_yes
+from quicknote.pending import is_no, is_yes
 from support.harness import Harness, local, make_harness
 
 WARNING = "已有「交电费」（明天 18:00 到期），还要再记一条吗？"
@@ -89,12 +89,35 @@ def test_confirm_signal_needs_the_warning_just_before() -> None:
     warned = [HistoryTurn("user", NOTE), HistoryTurn("assistant", WARNING)]
     assert offline_confirm_signal("要", warned) is not None
     assert offline_confirm_signal("yes, add it", [HistoryTurn("assistant", 'You already have "x". Add it anyway?')])
-    assert offline_confirm_signal("不要", warned) is None
+    declined = offline_confirm_signal("不要", warned)
+    assert declined is not None and "不再记" in declined.reason
+    assert offline_confirm_signal("不要", [HistoryTurn("assistant", "好，已记下：交电费")]) is None
     assert offline_confirm_signal("要", [HistoryTurn("assistant", "好，已记下：交电费")]) is None
     assert offline_confirm_signal("要", []) is None
 
 
+@pytest.mark.parametrize("text", ["不要", "不用了", "算了", "算了吧", "先不用", "no", "no thanks", "never mind"])
+def test_no(text: str) -> None:
+    assert is_no(text) and not is_yes(text)
+
+
+@pytest.mark.parametrize("text", ["要", "不要交电费", "算了，明天再说交电费的事", "not now, remind me tomorrow"])
+def test_not_no(text: str) -> None:
+    assert not is_no(text)
+
+
 # --- end to end --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("no", "said"), [("算了", "没有再记"), ("不用了", "没有再记"), ("no thanks", "nothing was added")])
+async def test_declining_the_warning_adds_nothing_and_says_so(harness: Harness, no: str, said: str) -> None:
+    harness.add("交电费", 2, "2026-12-01 18:00")
+    warning = await harness.ask(NOTE)
+    declined = await harness.ask(no, history=[("user", NOTE), ("assistant", warning.content)])
+    assert declined.action == "quick_note_create"
+    assert said in declined.visible
+    assert "随口" not in declined.visible  # not the self-introduction
+    assert open_titles(harness) == ["交电费"]
 
 
 async def test_warns_and_writes_nothing(wired: Harness, snapshot: Any) -> None:
