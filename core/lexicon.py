@@ -171,6 +171,27 @@ def priority_signals(text: str) -> PrioritySignals:
 # Verbs of getting a task done; the router asks "X交了没" with the same list.
 DONE_VERBS = r"(?:提交|完成|处理|交|写|做|签|办|弄|搞|发|寄|付|缴|还|干|订|买|报|填|改|回|打|联系|预约|约|确认)"
 
+# "did I pay rent?", "is the report done?", "has the invoice been sent yet?": was it done? The
+# thing asked about is group kw (or kw2, kw3), what a title would contain.
+_EN_DONE_PARTICIPLE = r"(?:done|finished|completed|submitted|sent|paid|handled|booked|ordered|returned|filed)"
+EN_DONE_CHECK_RE = re.compile(
+    r"^(?:did|have|has) (?:i|we) (?:already |ever |actually )?"
+    r"(?:finish(?:ed)?|complete(?:d)?|do|done|submit(?:ted)?|send|sent|pay|paid|call(?:ed)?|buy|bought|"
+    r"email(?:ed)?|book(?:ed)?|order(?:ed)?|return(?:ed)?|file[d]?|renew(?:ed)?|reply|replied)\b"
+    r" ?(?:the |my |a |an )?(?P<kw>.*?)(?: yet| already)?\s*\??$|"
+    rf"^(?:is|are|was|were) (?:the |my |a |an )?(?P<kw2>.+?) (?:already )?{_EN_DONE_PARTICIPLE}(?: yet| already)?\s*\??$|"
+    rf"^(?:has|have) (?:the |my |a |an )?(?P<kw3>.+?) been {_EN_DONE_PARTICIPLE}(?: yet| already)?\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def english_done_subject(sentence: str) -> str | None:
+    """What an English "was it done?" question asks about ("rent" in "did I pay rent?"), or None."""
+    m = EN_DONE_CHECK_RE.match(re.sub(r"\s+", " ", sentence.replace("\u2019", "'")).strip())
+    if m is None:
+        return None
+    return (m.group("kw") or m.group("kw2") or m.group("kw3") or "").strip(" ?.!") or None
+
 
 # Follow-ups that continue after what was listed (the next page). Chinese anywhere in the sentence;
 # English as the whole message, after an optional lead-in ("ok, 5 more please", "show me more",

@@ -104,6 +104,7 @@ from core.lexicon import (
     CALENDAR_HINT_RE,
     COLON_MARKERS,
     DONE_VERBS,
+    EN_DONE_CHECK_RE,
     NO_DEADLINE_RE,
     accepted_offer_line,
     count_leftover,
@@ -449,6 +450,8 @@ def _route_english(text: str) -> tuple[str, float, str] | None:
         return NOTE, 0.9, "英文：明确要求记下/提醒"
     if re.match(_EN_GENERAL, low) and not re.search(r"\bmy\b", low):
         return CHAT, 0.85, "英文：一般性的提问或请求"
+    if EN_DONE_CHECK_RE.match(low):
+        return QUERY, 0.85, "英文：问某件事做了没有"
     if _EN_QUERY_RE.search(low) and not re.match(r"^(?:how (?:do|can|should|to)|why)\b", low):
         return QUERY, 0.85, "英文：询问自己的任务"
     if looks_like_english_followup(low):

@@ -115,16 +115,20 @@ class Reflect(BaseNode[QueryState, QueryDeps, str]):
             return ToolQuery()
         assert state.page is not None and state.prefix is not None
         offer_all = state.filter is None or state.filter.limit < turn.config.max_limit
-        answer = render_answer(
-            state.prefix,
-            state.page,
-            state.tz,
-            offset=state.offset,
-            now=state.now,
-            offer_all=offer_all,
-            locale=state.locale,
-            hint=state.hint,
-        )
+        said = steps.done_verdict(state)
+        if said is not None and said.alone:
+            answer = said.text  # one task: the sentence says all the list would
+        else:
+            answer = render_answer(
+                f"{said.text}\n{state.prefix}" if said is not None else state.prefix,
+                state.page,
+                state.tz,
+                offset=state.offset,
+                now=state.now,
+                offer_all=offer_all,
+                locale=state.locale,
+                hint=state.hint,
+            )
         record = steps.carried(state)
         return End(attach_query(answer, record, turn.seal) if record is not None else answer)
 

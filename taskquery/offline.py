@@ -70,6 +70,7 @@ from core.lexicon import (
     MORE_RE,
     NO_DEADLINE_RE,
     PrioritySignals,
+    english_done_subject,
     english_words,
     priority_signals,
 )
@@ -79,6 +80,7 @@ from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 __all__ = [
     "PrioritySignals",
     "english_quadrants",
+    "is_done_check",
     "merge_followup",
     "offline_plan",
     "offline_plan_followup",
@@ -235,6 +237,11 @@ _NEWEST_RE = re.compile(r"最新|最近新建|最近创建|最近添加|最近�
 _LATEST_DEADLINE_RE = re.compile(r"最晚|倒序|从晚到早|由晚到早|最远|截止最晚|最后截止")
 
 
+def is_done_check(text: str) -> bool:
+    """ "X交了没" / "X做完了吗": a yes/no question whether something is done."""
+    return bool(_DONE_CHECK_RE.search(text))
+
+
 def _done_question(text: str) -> bool:
     if _INCLUSIVE_RE.search(text):
         return True
@@ -327,6 +334,9 @@ def clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
 
 
 def _keyword(text: str, now: datetime, tz: str) -> str | None:
+    subject = english_done_subject(text)
+    if subject:
+        return subject  # "did I pay rent?" → rent
     m = _QUOTE_RE.search(text)
     if m:
         kw = clean_keyword(m.group("kw"), now, tz)

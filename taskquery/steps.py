@@ -39,6 +39,7 @@ from taskquery.rendering import (
     format_day,
 )
 from taskquery.state import QueryState
+from taskquery.verdict import asks_if_done, verdict
 
 T = TypeVar("T")
 PLAN = NodeSpec("plan", QueryPlan, PLAN_INSTRUCTIONS)
@@ -601,3 +602,26 @@ def apply_reflection(state: QueryState, reflection: Reflection, turn: Turn) -> l
     state.filter = build_filter(state, turn)
     state.retries += 1
     return notes + settled.overridden
+
+
+@dataclass(frozen=True)
+class Said:
+    """The sentence that answers a yes/no question first; ``alone`` when it is the whole answer."""
+
+    text: str
+    alone: bool
+
+
+def done_verdict(state: QueryState) -> Said | None:
+    """ "交季度报告做完了吗": yes or no, from the rows found for the task the user named. When no
+    title has those words, that is the answer: a list found by dropping them is about other tasks."""
+    if state.page is None or not asks_if_done(state.sentence):
+        return None
+    if "keyword" in state.broadened and state.dropped_keyword:
+        return Said(PREFIXES[state.locale]["no_keyword"].format(keyword=state.dropped_keyword).strip(), alone=True)
+    if state.broadened or state.filter is None or not state.filter.keyword:
+        return None  # no task named, or not the rows asked about: no yes or no to give
+    text = verdict(state.page, state.tz, state.now, state.locale)
+    if text is None:
+        return None
+    return Said(text, alone=len(state.page.items) == 1 and state.offset == 0)

@@ -120,7 +120,7 @@ async def test_done_question_does_not_write(harness: Harness, snapshot: Any) -> 
     assert answer.action == "task_query"
     assert task(harness, report).is_completed is False
     assert not wrote(answer)
-    assert "已完成" not in answer.visible
+    assert answer.visible == "还没有，「交报告」12月1日 周二 15:00 截止。"
 
 
 async def test_done_question_about_a_finished_task(harness: Harness, snapshot: Any) -> None:
@@ -132,7 +132,7 @@ async def test_done_question_about_a_finished_task(harness: Harness, snapshot: A
     assert answer.action == "task_query"
     assert task(harness, report).completed_at == local("2026-11-30 09:00")  # untouched
     assert not wrote(answer)
-    assert "交报告（重要且紧急；已完成；" in answer.visible
+    assert answer.visible == "做完了：「交报告」11月30日 周一 09:00 完成。"
 
 
 # --- undo after each kind of write ---------------------------------------------------------------

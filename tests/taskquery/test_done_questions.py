@@ -1,0 +1,77 @@
+"""A yes/no question about a task is answered yes or no first ("还没有，「交季度报告」…截止。").
+
+Fixed now: Monday 2026-11-30 10:00 Asia/Shanghai. Runs on the backend `database_url` picks.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core.lexicon import english_done_subject
+from support.harness import Harness
+from taskquery.verdict import asks_if_done
+
+
+@pytest.mark.parametrize(
+    ("sentence", "subject"),
+    [
+        ("did I pay rent?", "rent"),
+        ("have I renewed my passport yet?", "passport"),
+        ("is the invoice sent?", "invoice"),
+        ("has the visa form been submitted yet?", "visa form"),
+        ("Did we book the hotel", "hotel"),
+    ],
+)
+def test_english_done_questions_name_what_they_ask_about(sentence: str, subject: str) -> None:
+    assert english_done_subject(sentence) == subject
+    assert asks_if_done(sentence)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["what did I finish this week?", "pay rent", "is it raining?", "have you done anything?", "周报要交什么"],
+)
+def test_other_sentences_are_not_done_questions(sentence: str) -> None:
+    assert not asks_if_done(sentence)
+
+
+async def test_an_open_task_gets_not_yet_with_its_deadline(harness: Harness) -> None:
+    harness.add("续签护照", 1, "2026-12-03 18:00")
+    answer = await harness.ask("续签护照办了没")
+    assert answer.action == "task_query"
+    assert answer.visible == "还没有，「续签护照」12月3日 周四 18:00 截止。"
+
+
+async def test_an_overdue_task_says_so(harness: Harness) -> None:
+    harness.add("交水费", 2, "2026-11-28 18:00")
+    answer = await harness.ask("交水费交了吗")
+    assert answer.visible == "还没有，「交水费」已逾期（11月28日 周六 18:00 截止）。"
+
+
+async def test_a_finished_task_gets_yes_with_when(harness: Harness) -> None:
+    harness.add("订机票", 1, "2026-12-02 12:00", completed_at="2026-11-29 20:30")
+    answer = await harness.ask("订机票订好了吗")
+    assert answer.visible == "做完了：「订机票」11月29日 周日 20:30 完成。"
+
+
+async def test_several_matches_are_counted_then_listed(harness: Harness) -> None:
+    harness.add("写月度总结", 2, "2026-12-04 18:00")
+    harness.add("写年度总结", 2, "2026-12-20 18:00", completed_at="2026-11-29 10:00")
+    answer = await harness.ask("总结写完了没")
+    first, *rest = answer.visible.splitlines()
+    assert first == "有 2 条相关的任务：1 条做完了，1 条还没有。"
+    assert sum(line.startswith(("1. ", "2. ")) for line in rest) == 2
+
+
+async def test_no_such_task_is_said_without_listing_others(harness: Harness) -> None:
+    harness.add("交水费", 2, "2026-12-01 18:00")
+    answer = await harness.ask("买猫粮买了没")
+    assert answer.visible == "没有标题含「买猫粮」的任务。"
+
+
+async def test_english_question_in_english(harness: Harness) -> None:
+    harness.add("Pay rent", 1, "2026-12-01 15:00")
+    answer = await harness.ask("did I pay rent yet?")
+    assert answer.action == "task_query"
+    assert answer.visible == 'Not yet: "Pay rent" is due Tue Dec 1, 15:00.'
+    assert not harness.changes()  # a question never writes
