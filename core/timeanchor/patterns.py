@@ -91,7 +91,8 @@ _POST_HOLIDAY = (
 _KINDS: list[tuple[str, str]] = [
     (
         "overdue",
-        r"已?逾期|已经?过期|已?过期|超期|已?超时|过了截止(?:日期|时间)?|(?i:\boverdue\b|\bpast\s+due\b)",
+        r"已?逾期|已经?过期|已?过期|超期|已?超时|过了截止(?:日期|时间)?|(?i:\boverdue\b|\bpast\s+due\b|\bwhat'?s\s+late\b|\bbehind\s+on\b|\bfallen\s+behind\b|"
+        r"\bmiss(?:ed)?\s+(?:any\s+)?deadlines?\b|\banything\s+i(?:'ve)?\s+missed\b)",
     ),
     ("every", r"每个|每逢|每"),
     ("wd_next", r"(?P<wn_w>下下一?个|上上一?个|下一?个|次一?个|上一?个|前一?个)工作日"),
