@@ -13,7 +13,7 @@ from core.models import Task, TaskCreate
 
 # (title, group, deadline offset in days or None, hour, urgency lead in hours or None, completed)
 DEMO_TASKS: list[tuple[str, int, int | None, int, int | None, bool]] = [
-    ("交季度报告", 1, 1, 15, None, False),
+    ("准备季度复盘会", 1, 1, 15, None, False),
     ("修复线上支付故障", 1, 0, 18, None, False),
     ("准备周三客户演示", 1, 2, 10, None, False),
     ("续签房屋合同", 2, 12, 18, 72, False),
