@@ -114,8 +114,8 @@ _EN_LEAD_RE = re.compile(
     r"i (?:need|have|got|gotta|must|should|want)(?: to)?\b[\s,]*|i'?ve got to\b[\s,]*)+",
     re.IGNORECASE,
 )
-# English trailing bits: "please", "thanks", and a "due" left where a time phrase was cut out.
-_EN_TAIL_RE = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|due))+[.!]*$", re.I)
+# English trailing bits: "please", "thanks", and a "due" / "for" / "before" left where a time phrase was cut out.
+_EN_TAIL_RE = re.compile(r"(?:[\s,]+(?:please|pls|plz|thanks|thank you|due|for|before|until|till))+[.!]*$", re.I)
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
 _TRAIL_LEAD_RE = re.compile(
     r"[，,。\s]*(?:请|麻烦你?)?(?:帮我|帮忙|给我|替我)?(?:记一下|记下来|记下|记住|记录一下|记上|提醒我一下|提醒我|"

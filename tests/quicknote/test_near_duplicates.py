@@ -109,7 +109,9 @@ def test_not_no(text: str) -> None:
 # --- end to end --------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("no", "said"), [("算了", "没有再记"), ("不用了", "没有再记"), ("no thanks", "nothing was added")])
+@pytest.mark.parametrize(
+    ("no", "said"), [("算了", "没有再记"), ("不用了", "没有再记"), ("no thanks", "nothing was added")]
+)
 async def test_declining_the_warning_adds_nothing_and_says_so(harness: Harness, no: str, said: str) -> None:
     harness.add("交电费", 2, "2026-12-01 18:00")
     warning = await harness.ask(NOTE)

@@ -277,3 +277,15 @@ def test_bracketed_text_survives_verbatim(
 def test_priority_words_are_data() -> None:
     assert all(w == w.lower() for w in EN_PRIORITY_WORDS)
     assert bracket_spans("a（b（c）d）e「f」") == [(1, 8), (9, 12)]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "title"),
+    [
+        ("remind me to buy stamps for friday", "buy stamps"),
+        ("remind me to pick up the dry cleaning before saturday", "pick up the dry cleaning"),
+        ("remind me to book a table for tomorrow", "book a table"),
+    ],
+)
+def test_an_english_preposition_left_by_the_time_phrase_leaves_the_title(sentence: str, title: str) -> None:
+    assert offline_extract_note(sentence, NOW, TZ).title == title

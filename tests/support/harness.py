@@ -190,6 +190,15 @@ class Harness:
             session.expunge(found)
             return found
 
+    def tasks(self, user: str = "alice") -> list[Task]:
+        """All of ``user``'s tasks as stored now (detached), oldest first."""
+        with self.state.session() as session:
+            stmt = select(Task).where(col(Task.user_id) == self.user(user)).order_by(col(Task.id))
+            rows = list(session.exec(stmt).all())
+            for row in rows:
+                session.expunge(row)
+        return rows
+
     def changes(self, kind: str | None = None) -> list[TaskChange]:
         """The write log, oldest first (every user's), optionally of one kind."""
         with self.state.session() as session:
