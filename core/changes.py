@@ -41,7 +41,7 @@ from core.turn import ChatText
 CARRY_KIND = "w1"
 MAX_CARRIED_CHANGES = 50  # a bound on what a client's record can make us look up
 CHANGE_ID_MAX = 2**31 - 1  # ids are 32-bit integer columns (PostgreSQL int4)
-_W1_LINE = re.compile(r'\n*^\[suikou\]: # "w1\.[A-Za-z0-9_.-]+"[ \t]*$', re.M)
+_W1_LINE = re.compile(r'\n*^\[suikou\]: # "w1\.[A-Za-z0-9_.-]+"[^\n]*$', re.M)  # text a client appended is dropped too
 
 # What an undo adds to a change's own words: the task was gone, or fields were changed again since.
 _EFFECT_WORDS: dict[Locale, dict[str, str]] = {

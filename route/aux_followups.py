@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core import carry
+from core.display import TASK_LINE_RE
 from core.locale import Locale, detect_locale
 from core.turn import ChatText
 
@@ -68,7 +69,7 @@ _SITUATIONS: tuple[_Situation, ...] = (
     ),
     _Situation(
         "list",
-        re.compile(r"^给你整理了 \d+ 条任务|^Here (?:are \d+ tasks|is 1 task)|^1\. ", re.M),
+        re.compile(rf"{TASK_LINE_RE.pattern}|^给你整理了 \d+ 条任务|^Here (?:are \d+ tasks|is 1 task)|^1\. ", re.M),
         ("只看紧急的", "明天有什么要做的？", "这周有什么要交的"),
         ("only the urgent ones", "what's due tomorrow?", "what's due this week?"),
     ),

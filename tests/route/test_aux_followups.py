@@ -61,7 +61,7 @@ SCENARIOS = [
         ("这周有什么要做的",),
         ("再来 5 个", "全部", "只看紧急的"),
         ("task_query", "task_query", "task_query"),
-        ("6. ", "给你整理了 11 条任务：", "write report"),
+        ("6. ", "（共 11 条）：", "write report"),
     ),
     Scenario(
         "zh-note",
@@ -94,7 +94,7 @@ SCENARIOS = [
         ("what's due this week?",),
         ("5 more", "all", "only the urgent ones"),
         ("task_query", "task_query", "task_query"),
-        ("6. ", "Here are 11 tasks:", "write report"),
+        ("6. ", "(11 tasks):", "write report"),
     ),
     Scenario(
         "en-note",
