@@ -34,10 +34,11 @@ GUIDED_REGENERATE_LABELS: frozenset[str] = frozenset(
     }
 )
 _FOLD = re.compile(r"[\s。.!！]+")
+_FOLDED_LABELS = frozenset(_FOLD.sub("", label) for label in GUIDED_REGENERATE_LABELS)
 
 
 def is_guided_regenerate(text: str) -> bool:
-    return _FOLD.sub("", text).casefold() in {_FOLD.sub("", label) for label in GUIDED_REGENERATE_LABELS}
+    return _FOLD.sub("", text).casefold() in _FOLDED_LABELS
 
 
 def previous_answer(messages: Sequence[ChatText]) -> str | None:

@@ -12,7 +12,6 @@ another repeats that one's answer, with the same change id, and writes nothing.
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal
@@ -24,7 +23,7 @@ from core import changes, writes
 from core.display import format_when, task_record
 from core.locale import Locale
 from core.models import Task, TaskChange
-from core.resolve import resolve
+from core.resolve import resolve, target
 from core.store import get_task, task_row
 from core.turn import Answer, Turn
 from taskcomplete.offline import DoneReading, is_reopen, target_words
@@ -81,9 +80,17 @@ def _again(session: Session, turn: Turn, change_ids: list[int]) -> _Outcome:
     return _Outcome("again", record, title, deadline, change_id=change_id)
 
 
-def _pick(session: Session, turn: Turn, words: str, completed: bool) -> Task | _Outcome:
-    """The one task to change, or the outcome that changes nothing (core.resolve: done tasks count)."""
-    found = resolve(session, turn.user_id, words)
+def _pick(session: Session, turn: Turn, words: str | None, completed: bool) -> Task | _Outcome:
+    """The one task to change, or the outcome that changes nothing (core.resolve: done tasks count).
+
+    No words ("mark it done", "这个做完了", "标记完成") point at the task the conversation's last write
+    touched, as update and delete read them; with none to point at, the action asks which task."""
+    if words is None:
+        found = target(session, turn.user_id, None, changes.last_written(turn.messages, turn.seal))
+        if found.kind in ("nothing", "gone"):
+            return _Outcome("no_words")
+    else:
+        found = resolve(session, turn.user_id, words)
     if found.kind == "several":
         cands = [_record(t, turn.now) for t in found.tasks]
         return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
@@ -98,49 +105,15 @@ def _pick(session: Session, turn: Turn, words: str, completed: bool) -> Task | _
     return _Outcome("already", record, title, deadline)
 
 
-# Words that point at the task the previous answer wrote ("mark it done", "这个做完了").
-_POINTER_RE = re.compile(
-    r"^(?:it|this|that|this one|that one|this task|that task|the task|它|这个|那个|这条|那条|这件|那件|这件事|那件事|"
-    r"这一条|刚才那个|刚才那条|刚记的|刚才记的|刚才记的那个)$",
-    re.IGNORECASE,
-)
-
-
-def _pointed_at(session: Session, turn: Turn) -> Task | None:
-    """The one task the answer just before wrote (its signed w1 record), or None."""
-    previous = next((m for m in reversed(turn.messages[:-1]) if m.role == "assistant"), None)
-    ids = changes.last_written([previous], turn.seal) if previous is not None else None
-    task_ids = set()
-    for change_id in ids or ():
-        change = session.get(TaskChange, change_id)
-        if change is None or change.user_id != turn.user_id or change.task_id is None:
-            return None
-        task_ids.add(change.task_id)
-    return get_task(session, turn.user_id, task_ids.pop()) if len(task_ids) == 1 else None
-
-
-def _pick_pointed(session: Session, turn: Turn, completed: bool) -> Task | _Outcome:
-    task = _pointed_at(session, turn)
-    if task is None:
-        return _Outcome("no_words")  # nothing just written to point at: ask which task, never guess
-    if bool(task.is_completed) != completed:
-        return task
-    record, title, deadline = _record(task, turn.now)
-    return _Outcome("already", record, title, deadline)
-
-
 def _decide(turn: Turn, words: str | None, completed: bool) -> _Outcome:
     with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
         if w.copy:
             return _again(w.session, turn, w.claim.change_ids if w.claim else [])
-        if words is None:
-            target = _pick_pointed(w.session, turn, completed)
-        else:
-            target = _pick(w.session, turn, words, completed)
-        if isinstance(target, _Outcome):
-            return target  # nothing written: the block rolls back, claim included
-        change_id = w.complete(target, completed)
-        record, title, deadline = _record(target, turn.now)
+        picked = _pick(w.session, turn, words, completed)
+        if isinstance(picked, _Outcome):
+            return picked  # nothing written: the block rolls back, claim included
+        change_id = w.complete(picked, completed)
+        record, title, deadline = _record(picked, turn.now)
     return _Outcome("written", record, title, deadline, change_id=change_id)
 
 
@@ -231,8 +204,6 @@ async def handle_complete(turn: Turn) -> Answer:
     words, completed = _read_target(turn)
     verb = "标记完成" if completed else "改回未完成"
     turn.trace.emit("complete", "start", f"找要{verb}的任务", {"words": words, "completed": completed})
-    if words and _POINTER_RE.match(words.strip(" .!?。！？")):
-        words = None  # "it": the task just written, never a title containing "it"
     found = words or None
     outcome = await anyio.to_thread.run_sync(lambda: _decide(turn, found, completed))
     messages = {

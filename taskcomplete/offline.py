@@ -120,6 +120,19 @@ def _clean(text: str) -> str:
     return (text or "").strip().strip(_PUNCT)
 
 
+# Words that point at a task rather than name it ("mark it done", "它做完了"): no words, so the
+# handler takes the task the conversation just wrote (core.resolve.target), never a title with "it".
+_POINTER_RE = re.compile(
+    r"^(?:it|this|that|this one|that one|this task|that task|the task|它|这个|那个|这条|那条|这件|那件|这件事|那件事|"
+    r"这一条|刚才那个|刚才那条|刚记的|刚才记的|刚才记的那个)$",
+    re.IGNORECASE,
+)
+
+
+def _named(words: str) -> str | None:
+    return None if not words or _POINTER_RE.match(words) else words
+
+
 def _zh_words(raw: str | None) -> str | None:
     if raw is None:
         return None
@@ -128,7 +141,7 @@ def _zh_words(raw: str | None) -> str | None:
     for _ in range(2):
         w = _ZH_WORD_TAIL_RE.sub("", w).strip(_PUNCT)
     w = w.strip("「」“”\"'")
-    return w or None
+    return _named(w)
 
 
 def _en_words(raw: str | None) -> str | None:
@@ -138,7 +151,7 @@ def _en_words(raw: str | None) -> str | None:
     w = _EN_ARTICLE_RE.sub("", w)
     w = _EN_TASK_TAIL_RE.sub("", w)
     w = re.sub(r"^(?:task|todo)\s*[:：]?\s*", "", w, flags=re.I).strip(_PUNCT)
-    return w or None
+    return _named(w)
 
 
 def _read(text: str) -> tuple[float, str, bool, str | None] | None:
