@@ -5,10 +5,15 @@ Fixed now: Monday 2026-11-30 10:00 Asia/Shanghai. Runs on the backend `database_
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from pydantic_ai.messages import ModelMessage, ModelResponse, ToolCallPart
+from pydantic_ai.models.function import AgentInfo, FunctionModel
 
 from core.lexicon import english_done_subject
-from support.harness import Harness
+from core.llm import ModelHub
+from support.harness import Harness, make_harness
 from taskquery.verdict import asks_if_done
 
 
@@ -75,3 +80,42 @@ async def test_english_question_in_english(harness: Harness) -> None:
     assert answer.action == "task_query"
     assert answer.visible == 'Not yet: "Pay rent" is due Tue Dec 1, 15:00.'
     assert not harness.changes()  # a question never writes
+
+
+# --- a model that misreads the question -------------------------------------------------------
+
+
+def plan_says(plan: dict[str, Any]) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, plan)])
+
+    return FunctionModel(respond, model_name="plan-fake")
+
+
+def reflect_says(prefix: str) -> FunctionModel:
+    def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        answer = {"satisfied": True, "need_retry": False, "prefix": prefix}
+        return ModelResponse(parts=[ToolCallPart(info.output_tools[0].name, answer)])
+
+    return FunctionModel(respond, model_name="reflect-fake")
+
+
+MISREAD_PLANS = {
+    "other-keyword": {"keyword": "周报"},
+    "open-only": {"include_completed": False},
+    "wrong-window": {"time_text": "下个月"},
+    "latest-first": {"sort_by": "created", "order": "desc", "limit": 10},
+}
+
+
+@pytest.mark.parametrize("plan", MISREAD_PLANS.values(), ids=MISREAD_PLANS.keys())
+async def test_the_verdict_stands_whatever_the_plan_model_says(database_url: str, plan: dict[str, Any]) -> None:
+    h = make_harness(
+        database_url, hub=ModelHub(injected={"plan": plan_says(plan), "reflect": reflect_says("都做完啦！")})
+    )
+    h.add("订机票", 1, "2026-12-02 12:00", completed_at="2026-11-29 20:30")
+    h.add("写周报", 2, "2026-12-04 18:00")
+    answer = await h.ask("订机票订好了吗")
+    h.state.engine.dispose()
+    assert answer.action == "task_query" and answer.requests >= 2  # both models were asked
+    assert answer.visible == "做完了：「订机票」11月29日 周日 20:30 完成。"
