@@ -18,34 +18,25 @@ def seeded(harness: Harness) -> Harness:
     return harness
 
 
-@pytest.mark.parametrize(
-    "question",
-    [
-        "what's overdue?",
-        "What\u2019s overdue?",
-        "anything overdue",
-        "what's late?",
-        "what am I behind on?",
-        "did I miss any deadlines?",
-        "anything I missed?",
-    ],
-)
-async def test_overdue_in_other_words_lists_the_overdue(seeded: Harness, question: str) -> None:
-    answer = await seeded.ask(question)
-    assert answer.action == "task_query"
-    assert "Renew library card" in answer.visible
-    assert "Book dentist" not in answer.visible
+OVERDUE = ("Renew library card", "Book dentist")  # what must be listed, what must not
+TOMORROW = ("Water the ferns", "Book dentist")
+QUESTIONS = [
+    *[(q, OVERDUE) for q in ("what's overdue?", "What\u2019s overdue?", "anything overdue", "what's late?")],
+    *[(q, OVERDUE) for q in ("what am I behind on?", "did I miss any deadlines?", "anything I missed?")],
+    *[(q, TOMORROW) for q in ("what do I have tomorrow?", "what have I got tomorrow", "anything for tomorrow?")],
+    ("what's on tomorrow", TOMORROW),
+]
 
 
-@pytest.mark.parametrize(
-    "question",
-    ["what do I have tomorrow?", "what have I got tomorrow", "anything for tomorrow?", "what's on tomorrow"],
-)
-async def test_tomorrow_in_other_words_lists_tomorrow(seeded: Harness, question: str) -> None:
+@pytest.mark.parametrize(("question", "listed"), QUESTIONS)
+async def test_a_question_in_other_words_lists_what_it_asks_for(
+    seeded: Harness, question: str, listed: tuple[str, str]
+) -> None:
+    shown, left_out = listed
     answer = await seeded.ask(question)
     assert answer.action == "task_query"
-    assert "Water the ferns" in answer.visible
-    assert "Book dentist" not in answer.visible
+    assert shown in answer.visible
+    assert left_out not in answer.visible
 
 
 @pytest.mark.parametrize(
