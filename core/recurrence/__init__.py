@@ -1,0 +1,38 @@
+"""Repeating tasks: a rule (RFC 5545 RRULE, with RFC 7529 RSCALE=CHINESE for lunar dates and a
+few documented extensions for the Chinese statutory calendar), its expansion and its reading.
+
+The public face (see docs/fdr/0037):
+
+- :class:`Recurrence` — a rule with its DTSTART in a zone; ``to_ical``/``from_ical`` is how a task
+  stores it (``tasks.recurrence``); :func:`make` validates a client's rule (:class:`RuleError`).
+- :func:`occurrences` / :func:`next_after` — bounded expansion (never more than ``MAX_STEPS``
+  candidate steps per call, whatever the rule).
+- :func:`describe` — the rule in words ("每周一 09:00", "every Monday at 09:00").
+- :func:`read_repeat` — the repetition phrase of a sentence ("每周一", "every other Friday").
+
+Rule text (what REST's ``recurrence.rule`` holds): an RRULE value, e.g. ``FREQ=WEEKLY;BYDAY=MO``.
+FREQ is DAILY, WEEKLY, MONTHLY or YEARLY; INTERVAL 1..MAX_INTERVAL; COUNT 1..MAX_COUNT; UNTIL;
+BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, BYYEARDAY, BYWEEKNO, WKST as RFC 5545 has them. Extensions:
+
+- ``RSCALE=CHINESE`` (RFC 7529): BYMONTH/BYMONTHDAY are lunar (``BYMONTHDAY=-1`` the month's last
+  day, e.g. 除夕 = ``RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1``); ``SKIP`` as RFC 7529.
+- ``X-DAYS=CN-WORKDAY`` / ``CN-RESTDAY`` / ``CN-AFTER-HOLIDAY``: of the days the rule gives, only
+  statutory workdays (调休 included) / days off / the first workday after each statutory break.
+- ``X-TERM=<solar term in pinyin, e.g. DONGZHI>`` with FREQ=YEARLY: that solar term's day.
+- ``X-FROM=COMPLETION``: counted from the completion, not the schedule ("做完后每3天").
+"""
+
+from core.recurrence.expand import MAX_STEPS, next_after, occurrences
+from core.recurrence.rule import MAX_COUNT, MAX_INTERVAL, MAX_RULE_CHARS, Recurrence, RuleError, make
+
+__all__ = [
+    "MAX_COUNT",
+    "MAX_INTERVAL",
+    "MAX_RULE_CHARS",
+    "MAX_STEPS",
+    "Recurrence",
+    "RuleError",
+    "make",
+    "next_after",
+    "occurrences",
+]
