@@ -17,7 +17,15 @@ from core.models import Task
 
 __all__ = ["SNAPSHOT_FIELDS", "TIME_FIELDS", "UNITS", "locked_task", "restore_fields", "same", "snapshot", "touched"]
 
-SNAPSHOT_FIELDS = ("title", "priority_group", "deadline_at", "urgency_threshold_at", "is_completed", "completed_at")
+SNAPSHOT_FIELDS = (
+    "title",
+    "priority_group",
+    "deadline_at",
+    "urgency_threshold_at",
+    "is_completed",
+    "completed_at",
+    "recurrence",
+)
 TIME_FIELDS = ("deadline_at", "urgency_threshold_at", "completed_at")
 # Fields that change together and are put back together: completion is one fact.
 UNITS: tuple[tuple[str, ...], ...] = (
@@ -26,6 +34,7 @@ UNITS: tuple[tuple[str, ...], ...] = (
     ("deadline_at",),
     ("urgency_threshold_at",),
     ("is_completed", "completed_at"),
+    ("recurrence",),
 )
 
 
@@ -42,6 +51,7 @@ def snapshot(task: Task) -> dict[str, Any]:
         "urgency_threshold_at": _iso(task.urgency_threshold_at),
         "is_completed": bool(task.is_completed),
         "completed_at": _iso(task.completed_at),
+        "recurrence": task.recurrence,
     }
 
 

@@ -162,6 +162,7 @@ _ROW_FIELDS = (
     *_TASK_TIMES,
     "is_completed",
     "source_key",
+    "recurrence",
 )
 
 

@@ -282,15 +282,35 @@ class Task(TaskBase, table=True):
     # combining marks dropped, spaces collapsed), computed in Python on every write, so that a
     # keyword finds the same tasks on every backend (SQLite's LIKE folds only ASCII).
     title_key: str = Field(default="", sa_type=sa.Text, nullable=False, sa_column_kwargs={"server_default": ""})
+    # A repeating task: its rule as iCalendar lines ("DTSTART;TZID=…:…\nRRULE:…", core.recurrence);
+    # ``deadline_at`` is then its next open occurrence. NULL: a one-off.
+    recurrence: str | None = Field(default=None, sa_type=sa.Text)
+
+
+def _stored_recurrence(value: str | None) -> str | None:
+    """A rule in its stored form (core.recurrence.Recurrence.to_ical), validated and normalised."""
+    if value is None:
+        return None
+    from core.recurrence import Recurrence  # the engine imports dateutil: on first use only
+
+    return Recurrence.from_ical(value).to_ical()
 
 
 class TaskCreate(TaskBase):
-    """What a client may set when creating a task (validated; datetimes must be aware)."""
+    """What a client may set when creating a task (validated; datetimes must be aware).
+
+    ``recurrence`` is the stored form of a rule (surfaces build it from what their clients say)."""
 
     title: ClientTitle
     priority_group: Group = 2
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
+    recurrence: str | None = None
+
+    @field_validator("recurrence")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _stored_recurrence(value)
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -318,6 +338,12 @@ class TaskUpdate(SQLModel):
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
     is_completed: Flag | None = None
+    recurrence: str | None = None  # the stored form of a rule; None ends the repetition
+
+    @field_validator("recurrence")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _stored_recurrence(value)
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod

@@ -717,6 +717,7 @@ def create_task(
         "created_at": now,
         "updated_at": now,
         "source_key": source_key,
+        "recurrence": data.recurrence,
     }
     if source_key is None:
         task = Task(**values)

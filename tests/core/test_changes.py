@@ -62,6 +62,7 @@ def test_snapshot_is_json_ready() -> None:
         "urgency_threshold_at": None,
         "is_completed": False,
         "completed_at": None,
+        "recurrence": None,
     }
 
 

@@ -60,7 +60,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert list((MIGRATIONS_DIR / "versions").glob("0004_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0005_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0006_*.py"))
-    assert _head() == "0006_change_kinds_as_data"
+    assert list((MIGRATIONS_DIR / "versions").glob("0007_*.py"))
+    assert _head() == "0007_task_recurrence"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:
