@@ -72,7 +72,7 @@ class Claim:
     generation: int
     result: dict[str, Any]
 
-    def write_key(self, part: int | None = None) -> str:
+    def write_key(self, part: int | str | None = None) -> str:
         """The source key of a task this attempt creates (``part``: the n-th of several)."""
         base = f"{self.key}/{self.generation}"
         return base if part is None else f"{base}#{part}"

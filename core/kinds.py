@@ -33,6 +33,7 @@ __all__ = [
     "CREATE",
     "DELETE",
     "FIELD_KINDS",
+    "OCCURRENCE",
     "ChangeKind",
     "ChangeRow",
     "Effect",
@@ -198,6 +199,27 @@ CREATE = ChangeKind(
 )
 
 
+# --- occurrence: one occurrence of a repeating task, completed --------------------------------
+
+
+def _tell_occurrence(change: ChangeRow, telling: Telling) -> str:
+    title, deadline = _quoted(change.after["title"], telling), change.after.get("deadline_at")
+    if telling.locale == "zh":
+        return f"完成{title}的一次（{telling.when(deadline)}）" if deadline else f"完成{title}的一次"
+    return f"completed {title} once (the one due {telling.when(deadline)})" if deadline else f"completed {title} once"
+
+
+# The completed copy a repeating task leaves (core.writes.Writer.advance): undone, it goes, as a
+# created task does; the series' own move is an ``update`` of the same attempt, undone with it.
+OCCURRENCE = ChangeKind(
+    "occurrence",
+    logged=lambda before, _after: None,
+    revert=_revert_create,
+    tell={"zh": _tell_occurrence, "en": _tell_occurrence},
+    needs_before=False,
+)
+
+
 # --- complete, reopen, update: fields ---------------------------------------------------------
 
 
@@ -330,5 +352,5 @@ DELETE = ChangeKind(
 )
 
 
-for _kind in (CREATE, *FIELD_KINDS, DELETE):
+for _kind in (CREATE, OCCURRENCE, *FIELD_KINDS, DELETE):
     register_kind(_kind)

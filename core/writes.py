@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from sqlmodel import Session, col, select
 
-from core import attempts, changes, kinds, store
+from core import attempts, changes, kinds, series, store
 from core.models import Task, TaskChange, TaskCreate, TaskUpdate
 from core.turn import AttemptKeys, Turn
 
@@ -134,15 +134,42 @@ class Writer:
         return self._log(kind, task, before)
 
     def complete(self, task: Task, completed: bool = True) -> int | None:
-        """Marks the task done (or not done); None when it already was."""
+        """Marks the task done (or not done); None when it already was.
+
+        A repeating task's occurrence is completed instead (:meth:`advance`): a completed copy of it
+        stays, the series moves on; the last occurrence completes the task itself."""
         self._check()
         self._own(task)
         assert task.id is not None
         if bool(task.is_completed) == completed:
             return None
+        if completed and (step := series.next_step(task, now=self.by.now)) and step.deadline_at is not None:
+            return self.advance(task, step, done=True)
         before = changes.snapshot(task)
         store.apply_completion(self.session, task, completed, now=self.by.now)
         return self._log("complete" if completed else "reopen", task, before)
+
+    def advance(self, task: Task, step: series.Step, *, done: bool) -> int | None:
+        """Moves a series to ``step`` (see :mod:`core.series`); with ``done``, the occurrence it
+        leaves is kept as a completed task of its own (logged as an ``occurrence``, which undo
+        deletes). The change id of the move."""
+        self._check()
+        self._own(task)
+        if done:
+            occurrence = TaskCreate(
+                title=task.title, priority_group=task.priority_group, deadline_at=task.deadline_at or self.by.now
+            )
+            key = self.claim.write_key(f"o{task.id}") if self.claim is not None else None
+            copy, created = store.create_task(
+                self.session, self.by.user_id, occurrence, now=self.by.now, source_key=key
+            )
+            if created:
+                store.apply_completion(self.session, copy, True, now=self.by.now)
+                self._log("occurrence", copy, None, {**changes.snapshot(copy), "series": task.id})
+        moved = TaskUpdate(
+            deadline_at=step.deadline_at, urgency_threshold_at=step.urgency_threshold_at, recurrence=step.rule
+        )
+        return self.update(task, moved)
 
     def delete(self, tasks: Sequence[Task]) -> list[int]:
         """Deletes the tasks, each logged whole (its row and the changes that name it), so undo puts

@@ -1,0 +1,145 @@
+"""core.series and Writer.advance: completing or skipping an occurrence of a repeating task."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from sqlmodel import Session, col, select
+
+from core import recurrence, series, writes
+from core.accounts import ensure_user
+from core.models import Task, TaskChange, TaskCreate
+from core.store import TaskFilter, query_tasks
+
+SH = ZoneInfo("Asia/Shanghai")
+THU = datetime(2026, 12, 3, 10, 0, tzinfo=SH)  # Thursday
+MON = datetime(2026, 12, 7, 9, 0, tzinfo=SH)
+
+
+def _weekly(rule: str = "FREQ=WEEKLY;BYDAY=MO", start: datetime = MON) -> str:
+    return recurrence.make(rule, start=start, tz="Asia/Shanghai").to_ical()
+
+
+def _user(session: Session) -> int:
+    user = ensure_user(session, "alice", now=THU)
+    session.commit()
+    assert user.id is not None
+    return user.id
+
+
+def _series(sessions: Callable[[], Session], user: int, deadline: datetime = MON, rule: str | None = None) -> int:
+    with writes.writing(sessions, writes.author(user, THU, "rest")) as w:
+        task = w.create(TaskCreate(title="交周报", deadline_at=deadline, recurrence=rule or _weekly()))
+    assert task.id is not None
+    return task.id
+
+
+def _complete(
+    sessions: Callable[[], Session], user: int, task_id: int, now: datetime, attempt: str | None = None
+) -> list[int]:
+    with writes.writing(sessions, writes.author(user, now, "rest", attempt=attempt)) as w:
+        task = w.lock(task_id)
+        assert task is not None
+        if w.copy:  # answered as the first copy did: nothing written again
+            return [int(i) for i in w.prior["changes"]]
+        w.complete(task)
+    return w.change_ids
+
+
+def _task(sessions: Callable[[], Session], task_id: int) -> Task:
+    with sessions() as s:
+        task = s.get(Task, task_id)
+        assert task is not None
+        s.expunge(task)
+        return task
+
+
+def test_completing_early_moves_once_and_keeps_a_completed_occurrence(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    task_id = _series(new_session, alice)
+    _complete(new_session, alice, task_id, THU)  # three days early
+    task = _task(new_session, task_id)
+    assert task.deadline_at == MON + timedelta(days=7)  # once, not to the Monday after
+    assert not task.is_completed and task.recurrence
+    with new_session() as s:
+        done = query_tasks(s, alice, TaskFilter(time_field="completed", time_after=THU, limit=10), now=THU)
+    assert [(r.title, r.deadline_at) for r in done.items] == [("交周报", MON.astimezone(UTC))]
+
+
+def test_an_overdue_occurrence_needs_one_tick(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    task_id = _series(new_session, alice)
+    late = MON + timedelta(days=16)  # Wednesday two weeks after: two Mondays missed
+    _complete(new_session, alice, task_id, late)
+    assert _task(new_session, task_id).deadline_at == MON + timedelta(days=21)  # the next after now
+    with new_session() as s:
+        assert len(s.exec(select(Task).where(col(Task.is_completed))).all()) == 1  # missed ones not piled up
+
+
+def test_a_retried_completion_writes_once(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    task_id = _series(new_session, alice)
+    first = _complete(new_session, alice, task_id, THU, attempt="k1")
+    again = _complete(new_session, alice, task_id, THU, attempt="k1")
+    assert again == first
+    assert _task(new_session, task_id).deadline_at == MON + timedelta(days=7)
+    with new_session() as s:
+        assert len(s.exec(select(Task)).all()) == 2
+
+
+def test_undo_of_a_completion_takes_back_both_parts(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    task_id = _series(new_session, alice)
+    ids = _complete(new_session, alice, task_id, THU)
+    with new_session() as s:
+        assert [r.kind for r in s.exec(select(TaskChange).where(col(TaskChange.id).in_(ids)))] == [
+            "occurrence",
+            "update",
+        ]
+    with writes.writing(new_session, writes.author(alice, THU, "rest")) as w:
+        w.revert(ids)
+    assert _task(new_session, task_id).deadline_at == MON
+    with new_session() as s:
+        assert len(s.exec(select(Task)).all()) == 1
+
+
+def test_counted_from_completion_counts_from_now(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    rule = _weekly("FREQ=DAILY;INTERVAL=3;X-FROM=COMPLETION", start=MON)
+    task_id = _series(new_session, alice, rule=rule)
+    _complete(new_session, alice, task_id, THU)  # done Thursday 10:00
+    assert _task(new_session, task_id).deadline_at == datetime(2026, 12, 6, 9, 0, tzinfo=SH)
+
+
+def test_the_last_occurrence_completes_the_task(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    task_id = _series(new_session, alice, rule=_weekly("FREQ=WEEKLY;BYDAY=MO;COUNT=1"))
+    _complete(new_session, alice, task_id, THU)
+    task = _task(new_session, task_id)
+    assert task.is_completed and task.deadline_at == MON
+
+
+def test_the_urgency_threshold_keeps_its_lead(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        alice = _user(s)
+    with writes.writing(new_session, writes.author(alice, THU, "rest")) as w:
+        task = w.create(
+            TaskCreate(
+                title="交周报", deadline_at=MON, urgency_threshold_at=MON - timedelta(days=1), recurrence=_weekly()
+            )
+        )
+    step = series.next_step(task, now=THU)
+    assert step is not None and step.urgency_threshold_at == MON + timedelta(days=6)
+
+
+def test_a_one_off_has_no_step() -> None:
+    task = Task(user_id=1, title="x", deadline_at=MON, created_at=THU, updated_at=THU)
+    assert series.next_step(task, now=THU) is None
