@@ -137,12 +137,12 @@ UNIT_FREQ = {
 N = r"(?:\d{1,3}|[一二两三四五六七八九十]{1,3})"
 WD = r"(?:周|星期|礼拜)"
 D1 = r"[一二三四五六日天1-7]"
-DAYS = rf"{D1}(?:[、,，和及与]?{WD}?{D1})*"
+DAYS = rf"{D1}(?:[、,，和及与]?{WD}?{D1})*(?![次遍回趟])"  # "每周一次" is once a week
 LD = r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|三十)"
 MD = rf"(?:{N}|{LD})"
 FEST = "|".join(FESTIVALS)
 TERM = "|".join(SOLAR_TERMS)
-EWD = r"(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*"
+EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b"
 EDAYS = rf"{EWD}(?:(?:,\s*|\s+and\s+|\s*&\s*|\s*/\s*){EWD})*"
 EMON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 ENUM = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)"
@@ -162,6 +162,13 @@ def _n(s: str | None, default: int = 1) -> int:
         return default
     v = EN_NUM.get(s.lower()) if s.isalpha() and s.isascii() else to_int(s)
     return v if v else default
+
+
+_MONTH_NAMES = {"正": 1, "冬": 11, "腊": 12}
+
+
+def _month(s: str) -> int:
+    return _MONTH_NAMES.get(s) or _n(s)
 
 
 def _lunar_day(s: str) -> int:
@@ -216,7 +223,7 @@ def _yearly(m: re.Match[str]) -> str:
     if term:
         return f"FREQ=YEARLY;X-TERM={SOLAR_TERMS[term]}"
     if mo and day:
-        return f"{lunar}FREQ=YEARLY;BYMONTH={_n(mo)};BYMONTHDAY={_lunar_day(day)}"
+        return f"{lunar}FREQ=YEARLY;BYMONTH={_month(mo)};BYMONTHDAY={_lunar_day(day)}"
     return f"FREQ=YEARLY{_interval(_n(_g(m, 'k')))}"
 
 
@@ -252,7 +259,8 @@ def _en_every(m: re.Match[str]) -> str | None:
     if unit == "quarter":
         return f"FREQ=MONTHLY;INTERVAL={3 * k}"
     base = f"FREQ={UNIT_FREQ[unit]}{_interval(k)}"
-    return base + (f";BYDAY={_en_days(m['days'])}" if m["days"] else "")
+    days = _g(m, "days")
+    return base + (f";BYDAY={_en_days(days)}" if days else "")
 
 
 def _en_nth(m: re.Match[str]) -> str:
@@ -270,14 +278,16 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (r"每(?:次|逢|个)?(?:节|节假日|假期|长假|放假)后的?第一个工作日", _const("FREQ=DAILY;X-DAYS=CN-AFTER-HOLIDAY")),
         (r"每(?:个|逢|一个)?工作日(?:的)?(?:每天)?|工作日(?:的)?每天|每天(?:的)?工作日", _const(_WORKDAY)),
         (r"每(?:个|逢|一个)?(?:法定)?(?:休息日|节假日|假日)", _const("FREQ=DAILY;X-DAYS=CN-RESTDAY")),
-        (rf"每(?:逢|个?月的?)(?:农历|阴历)?的?(?P<d>{LD}(?:[和、及与]?{LD})*)", _lunar_monthly),
+        # Lunar month days: "每逢十五", "每月农历十五", "每月初一" (初 only exists in the lunar month).
+        (rf"每逢(?:农历|阴历)?的?(?P<d>{LD}(?:[和、及与]?{LD})*)", _lunar_monthly),
+        (rf"每个?月的?(?P<d>初[一二三四五六七八九十](?:[和、及与]?{LD})*)", _lunar_monthly),
         (rf"每个?月的?(?:农历|阴历)的?(?P<d>{MD}(?:[号日]?[和、及与]?{MD})*)[号日]?", _lunar_monthly),
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
-        (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N})月(?P<d>{MD})[日号]?", _yearly),
+        (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
-            rf"每(?:(?P<k>{N})个|个|一个)?月(?!{LD})的?(?:(?P<day>{N})[号日]|(?P<last>最后一天|月底|月末|底|末)|"
+            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N})[号日]|(?P<last>最后一天|月底|月末|底|末)|"
             rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?" + TITLE,
             _monthly,
         ),
