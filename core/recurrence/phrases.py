@@ -298,7 +298,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         ),
         (r"每个?周末|每个?星期末", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (
-            rf"每(?:个|一个)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?" + TITLE,
+            rf"每(?:个|一个)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
             lambda m: "FREQ=WEEKLY" + (f";BYDAY={_cn_days(m['days'])}" if m["days"] else ""),
         ),
         (rf"(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日)", lambda m: _daily_k(m)),
