@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from core import recurrence
+from core.locale import Locale
 from core.models import Task
 
-__all__ = ["Step", "next_step", "rule_of"]
+__all__ = ["Step", "day_words", "next_step", "rule_of", "summary"]
 
 
 def rule_of(task: Task) -> recurrence.Recurrence | None:
@@ -55,3 +57,22 @@ def next_step(task: Task, *, now: datetime) -> Step | None:
     if nxt is not None and threshold is not None and task.deadline_at is not None:
         threshold = threshold + (nxt - task.deadline_at)  # the same lead time before the new deadline
     return Step(nxt, threshold if nxt is not None else task.urgency_threshold_at, rule)
+
+
+def day_words(moment: datetime, tz: str, now: datetime, locale: Locale) -> str:
+    """ "12月7日" / "Dec 7", with the year when it is not this one ("2027年9月12日")."""
+    day, year = moment.astimezone(ZoneInfo(tz)), now.astimezone(ZoneInfo(tz)).year
+    if locale == "zh":
+        return f"{'' if day.year == year else f'{day.year}年'}{day.month}月{day.day}日"
+    return f"{day:%b} {day.day}{'' if day.year == year else f' {day.year}'}"
+
+
+def summary(rec: recurrence.Recurrence, after: datetime, tz: str, now: datetime, locale: Locale) -> str:
+    """ "每周一 09:00，接下来：12月7日、12月14日、12月21日": the rule and its next three occurrences
+    from ``after`` (included)."""
+    coming = recurrence.occurrences(rec, after=after, limit=3, inclusive=True)
+    words = recurrence.describe(rec, locale)
+    if not coming:
+        return words
+    days = [day_words(d, tz, now, locale) for d in coming]
+    return f"{words}，接下来：{'、'.join(days)}" if locale == "zh" else f"{words}, next: {', '.join(days)}"

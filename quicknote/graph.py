@@ -14,7 +14,13 @@ from core import changes
 from core.display import group_label
 from quicknote import steps
 from quicknote.pending import attach_pending, pending_of
-from quicknote.rendering import confirmation, duplicate_warning, no_title_question, unclear_time_question
+from quicknote.rendering import (
+    UNREAD_REPEAT,
+    confirmation,
+    duplicate_warning,
+    no_title_question,
+    unclear_time_question,
+)
 from quicknote.state import NoteDeps, NoteState
 
 Ctx = GraphRunContext[NoteState, NoteDeps]
@@ -94,6 +100,8 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
             text = confirmation(
                 state.task, state.tz, state.now, state.locale, again=not state.created, estimate=estimate
             )
+            if state.unread_repeat and state.created:
+                text += UNREAD_REPEAT[state.locale].format(words=state.unread_repeat)
             if state.change_ids:
                 text = changes.marker(text, state.change_ids, ctx.deps.turn.seal)
             span.done("已确认")

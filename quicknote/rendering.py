@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from core import series
 from core.display import format_when, group_label
 from core.locale import Locale
 from core.models import Task
@@ -85,7 +86,16 @@ def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
         facts.append(text["completed"])
     if task.deadline_at is not None:
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
+    if (rule := series.rule_of(task)) is not None and not task.is_completed:
+        facts.append(series.summary(rule, task.deadline_at or rule.start, tz, now, locale))
     return text["fact_joiner"].join(facts)
+
+
+# A repetition said but not readable: the one-off written is named as such (never a quiet one-off).
+UNREAD_REPEAT: dict[Locale, str] = {
+    "zh": "\n\n「{words}」我还不会按规律重复，先记成了一次性的；要改的话直接告诉我。",
+    "en": '\n\nI can\'t repeat "{words}" on a schedule yet, so I noted it once; tell me if you want it changed.',
+}
 
 
 def list_confirmation(

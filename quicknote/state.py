@@ -7,6 +7,7 @@ from datetime import datetime
 
 from core.locale import Locale
 from core.models import Task
+from core.recurrence import RepeatPhrase
 from core.timeanchor import TimeWindow
 from core.turn import Turn
 from quicknote.draft import NoteDraft
@@ -28,6 +29,9 @@ class NoteState:
     overridden: list[str] = field(default_factory=list)  # model values the boundary did not take
     change_ids: list[int] = field(default_factory=list)  # the write log's ids of what was created
     duplicate_of: Task | None = None  # an open task this note repeats: asked about, nothing written
+    repeat: RepeatPhrase | None = None  # the repetition the sentence says ("每周一"), read by code
+    recurrence: str | None = None  # its rule, stored form, once scheduled
+    unread_repeat: str | None = None  # a repetition said but not readable: the answer says so
 
 
 @dataclass(frozen=True)

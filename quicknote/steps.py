@@ -6,14 +6,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
 
 import anyio
 from sqlmodel import Session, col, select
 
-from core import attempts, writes
+from core import attempts, recurrence, writes
 from core.llm import NodeSpec, run_structured
 from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, text_problem
 from core.prompting import language_line, now_line
+from core.recurrence.describe import END_OF_DAY
 from core.timeanchor import TimeWindow, day_before, deadline_of, resolve_time
 from core.turn import Turn
 from quicknote.boundary import settle_note
@@ -64,17 +66,20 @@ async def existing_tasks(turn: Turn) -> Written | None:
 
 async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     """One model call proposes the note; code settles it against the sentence and the rules."""
-    rules = offline_extract_note(state.sentence, state.now, state.tz)
+    # The repetition ("每周一") is read by code and taken out: the rest is an ordinary note.
+    state.repeat = recurrence.read_repeat(state.sentence, now=state.now)
+    sentence = state.repeat.rest if state.repeat is not None and state.repeat.rest.strip() else state.sentence
+    rules = offline_extract_note(sentence, state.now, state.tz)
     proposed = await run_structured(
         EXTRACT,
-        lambda: extract_prompt(state.sentence),
+        lambda: extract_prompt(sentence),
         node="extract",
         hub=turn.hub,
         trace=turn.trace,
         offline=lambda: rules,
         instructions=lambda: f"{now_line(state.now, state.tz)}\n{language_line(state.locale)}",
     )
-    settled = settle_note(proposed, rules, state.sentence, state.now, state.tz)
+    settled = settle_note(proposed, rules, sentence, state.now, state.tz)
     draft, state.overridden = settled.draft, settled.overridden
     if draft.title is not None:
         title = " ".join(draft.title.split())[:200]
@@ -95,6 +100,14 @@ def _fully_read(window: TimeWindow, time_text: str) -> bool:
 
 
 def anchor_deadline(state: NoteState) -> bool:
+    """The deadline phrase resolved (:func:`_anchor`), then a repetition scheduled (:func:`schedule`)."""
+    if not _anchor(state):
+        return False
+    schedule(state)
+    return True
+
+
+def _anchor(state: NoteState) -> bool:
     """Resolves the deadline phrase in code. False means the phrase could not be understood.
 
     A phrase only partly understood ("13月5日" read as the 5th) is not understood: guessing a
@@ -115,6 +128,29 @@ def anchor_deadline(state: NoteState) -> bool:
             return False
     # "1900年1月1日": read, but no task may hold it (REST refuses it too): ask, as for any phrase not understood.
     return storable(state.deadline_at)
+
+
+def schedule(state: NoteState) -> None:
+    """A repeating note: its rule from the repetition phrase, DTSTART at the time of day the note
+    said (none: a day-only deadline, 23:59:59), and the deadline its first occurrence from now.
+    A repetition the rules can't read leaves a one-off that the answer names as such."""
+    said = state.repeat
+    if said is None:
+        return
+    zone = ZoneInfo(state.tz)
+    clock = state.deadline_at.astimezone(zone).time() if state.deadline_at is not None else END_OF_DAY
+    day = said.first_day or state.now.astimezone(zone).date()
+    first = None
+    if said.rule is not None:
+        try:
+            rec = recurrence.make(said.rule, start=datetime.combine(day, clock), tz=state.tz)
+            first = recurrence.next_after(rec, max(state.now, rec.start), inclusive=True)
+        except recurrence.RuleError:
+            first = None
+    if first is None or not storable(first):
+        state.unread_repeat = said.words
+        return
+    state.recurrence, state.deadline_at = rec.rebased(first).to_ical(), first
 
 
 def said_threshold(state: NoteState) -> datetime | None:
@@ -157,6 +193,7 @@ def note_data(state: NoteState) -> TaskCreate:
         priority_group=state.priority_group,
         deadline_at=state.deadline_at,
         urgency_threshold_at=state.urgency_threshold_at,
+        recurrence=state.recurrence,
     )
 
 

@@ -22,7 +22,9 @@ BYDAY, BYMONTHDAY, BYMONTH, BYSETPOS, BYYEARDAY, BYWEEKNO, WKST as RFC 5545 has 
 - ``X-FROM=COMPLETION``: counted from the completion, not the schedule ("做完后每3天").
 """
 
+from core.recurrence.describe import describe
 from core.recurrence.expand import MAX_STEPS, next_after, occurrences
+from core.recurrence.phrases import RepeatPhrase, read_repeat
 from core.recurrence.rule import MAX_COUNT, MAX_INTERVAL, MAX_RULE_CHARS, Recurrence, RuleError, make
 
 __all__ = [
@@ -31,8 +33,11 @@ __all__ = [
     "MAX_RULE_CHARS",
     "MAX_STEPS",
     "Recurrence",
+    "RepeatPhrase",
     "RuleError",
+    "describe",
     "make",
     "next_after",
     "occurrences",
+    "read_repeat",
 ]
