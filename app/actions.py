@@ -12,6 +12,7 @@ from route.registry import ActionRegistry
 from taskcomplete.action import ACTION as TASK_COMPLETE
 from taskdelete.action import ACTION as TASK_DELETE
 from taskquery.action import ACTION as TASK_QUERY
+from taskrepeat.action import ACTION as TASK_REPEAT
 from taskupdate.action import ACTION as TASK_UPDATE
 from undo.action import ACTION as UNDO
 
@@ -24,5 +25,6 @@ def build_registry() -> ActionRegistry:
     registry.register(TASK_COMPLETE)
     registry.register(TASK_UPDATE)
     registry.register(TASK_DELETE)
+    registry.register(TASK_REPEAT)
     registry.register(UNDO)
     return registry

@@ -76,3 +76,16 @@ def summary(rec: recurrence.Recurrence, after: datetime, tz: str, now: datetime,
         return words
     days = [day_words(d, tz, now, locale) for d in coming]
     return f"{words}，接下来：{'、'.join(days)}" if locale == "zh" else f"{words}, next: {', '.join(days)}"
+
+
+MAX_WINDOW_SERIES = 500  # series a window query expands at most (the rest are counted by their open row)
+
+
+def first_in(task: Task, after: datetime, before: datetime) -> datetime | None:
+    """The first occurrence of ``task``'s series inside ``[after, before]``, or None: how a window
+    that starts after the open occurrence sees the series ("下周要做什么" while this week's is open)."""
+    rec = rule_of(task)
+    if rec is None:
+        return None
+    found = recurrence.next_after(rec, after, inclusive=True)
+    return found if found is not None and found <= before else None

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core import titlegrams
+from core import series, titlegrams
 from core.models import PROMOTABLE_GROUPS, Task, TaskCreate, TaskUpdate, UTCDateTime, effective_group
 from core.prepared import Prepared, db_time, fetch, prepare, read_time
 from core.trace import traced
@@ -540,6 +540,17 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
     deadlines stay last.
     """
     conn = _connection(db)
+    ahead = _series_ahead(conn, user_id, flt, now)
+    if not ahead:
+        return _plain_page(conn, user_id, flt, now=now)
+    # The plain rows up to the page's end (SQL), merged with the series' rows in the filter's order.
+    end = flt.offset + flt.limit
+    head = _plain_page(conn, user_id, flt.model_copy(update={"offset": 0, "limit": end}), now=now)
+    merged = sorted([*head.items, *ahead], key=_order_key(flt), reverse=flt.order == "desc")
+    return TaskPage(total=head.total + len(ahead), items=merged[flt.offset : end], total_exact=head.total_exact)
+
+
+def _plain_page(conn: sa.Connection, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
     plan = _keyword_plan(conn, user_id, flt)
     shape = _shape(flt, conn.dialect.name, plan)
     if shape.wanted is not None and not set(shape.wanted) & set(_GROUPS):
@@ -558,6 +569,53 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
         return TaskPage(total=total, items=[], total_exact=exact)
     items = reader.rows("page", limit=flt.limit, offset=flt.offset, window=flt.offset + flt.limit)
     return TaskPage(total=total, items=items, total_exact=exact)
+
+
+def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime) -> list[TaskRow]:
+    """Repeating tasks whose open occurrence is before a deadline window but which occur in it:
+    one row each, dated at its first occurrence there (docs/fdr/0037). Plain rows stay in SQL; this
+    reads only open series due before the window (few per user), bounded by MAX_WINDOW_SERIES."""
+    after, before = flt.time_after, flt.time_before
+    if flt.time_field != "deadline" or after is None or before is None or flt.only_overdue or flt.no_deadline:
+        return []
+    stmt = (
+        select(Task)
+        .where(col(Task.user_id) == user_id, col(Task.is_completed).is_(False), col(Task.recurrence).is_not(None))
+        .where(col(Task.deadline_at) < after)
+        .order_by(col(Task.id))
+        .limit(series.MAX_WINDOW_SERIES)
+    )
+    key = _keyword_key(flt)
+    rows = []
+    for task in Session(bind=conn).exec(stmt):
+        if (key and key not in task.title_key) or (
+            flt.with_overdue and task.deadline_at is not None and task.deadline_at < now
+        ):
+            continue  # not the keyword's; or already listed as overdue
+        moment = series.first_in(task, after, before)
+        if moment is None:
+            continue
+        shown = task.model_copy(update={"deadline_at": moment, "urgency_threshold_at": _moved(task, moment)})
+        row = task_row(shown, now=now)
+        if not flt.quadrants or row.effective_group in flt.quadrants:
+            rows.append(row)
+    return rows
+
+
+def _moved(task: Task, moment: datetime) -> datetime | None:
+    """The threshold with the same lead before ``moment`` as before the open occurrence."""
+    if task.urgency_threshold_at is None or task.deadline_at is None:
+        return task.urgency_threshold_at
+    return task.urgency_threshold_at + (moment - task.deadline_at)
+
+
+def _order_key(flt: TaskFilter) -> Any:
+    far = datetime.max.replace(tzinfo=UTC)
+    if flt.sort_by == "id":
+        return lambda r: r.id
+    if flt.sort_by == "priority":
+        return lambda r: (r.effective_group, r.deadline_at or far, r.id)
+    return lambda r: (r.deadline_at or far, r.effective_group, r.id)
 
 
 def _priority_page(reader: _Reader, flt: TaskFilter, cap: int) -> TaskPage:

@@ -11,7 +11,7 @@ from core.action import Action
 from core.tools import TaskItem, ToolContext, ToolOutput, ToolSpec
 from quicknote.corpus import CORPUS
 from quicknote.handler import DESCRIPTION, OUTCOMES, TALLIES, explain_note, handle_quick_note, propose_note
-from quicknote.offline import offline_confirm_signal
+from quicknote.offline import offline_signal
 from quicknote.rendering import CLARIFY
 
 __all__ = ["ACTION", "CaptureResult"]
@@ -74,7 +74,7 @@ ACTION = Action(
     writes=True,
     clarify=CLARIFY,
     explain=explain_note,
-    offline=offline_confirm_signal,  # "要" after a near-duplicate warning
+    offline=offline_signal,  # "要" after a near-duplicate warning; a repetition ("每周一交周报")
     intent="capture",
     corpus=CORPUS,
     propose=propose_note,

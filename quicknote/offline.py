@@ -70,6 +70,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 
 from core.lexicon import COLON_MARKERS, priority_signals
+from core.recurrence import read_repeat
 from core.timeanchor import TimeWindow, deadline_of, resolve_time
 from core.timeanchor.numerals import to_int
 from core.turn import HistoryTurn, OfflineSignal
@@ -106,7 +107,7 @@ _LEAD_RE = re.compile(
 # "please"), repeated ("please remind me to").
 _EN_LEAD_RE = re.compile(
     r"^(?:(?:please|pls|plz|hey|ok|okay|can you|could you|would you|will you)\b[\s,]*|"
-    r"(?:remind me|don'?t (?:let me )?forget|do not (?:let me )?forget|remember)(?:\s+(?:to|about|that)\b)?[\s,:]*|"
+    r"(?:remind me|don'?t (?:let me )?forget|do not (?:let me )?forget|remember)(?:[\s,，]+(?:to|about|that)\b)?[\s,，:]*|"
     r"(?:add|create|make|new|set(?: up)?)(?: me)?(?: an?| one)?(?: new)?\s+(?:task|todo|to-do|reminder|note)"
     r"(?:\s*:|\s+to\b|\s+for\b)?[\s,]*|"
     r"(?:todo|to-do|note|task|reminder)\s*[:：][\s,]*|"
@@ -314,6 +315,8 @@ def _clean_title(text: str, masked: Masked | None = None) -> str | None:
     else:  # English: a cut-out phrase leaves a gap, not a clause break ("call mom，about" → "call mom about")
         t = re.sub(r"\s*，\s*", " ", t)
         t = re.sub(r"\s{2,}", " ", t).strip(_PUNCT)
+        # "remind me [at 5pm] to file …": the lead went first, its "to" was behind the time phrase.
+        t = re.sub(r"^to\s+(?=\w)", "", t, flags=re.IGNORECASE)
     if masked is not None:
         t = masked.unmask(t)
     if not t or not re.search(r"[\w\u4e00-\u9fff]", t):
@@ -498,3 +501,34 @@ def offline_confirm_signal(text: str, history: Sequence[HistoryTurn]) -> Offline
     if not is_yes(text):
         return None
     return OfflineSignal(CONFIRM_CONFIDENCE, "确认再记一条（上一轮提示了相近的任务）")
+
+
+# A repetition ("每周一", "every other Friday") with something to do is a note, a clear pattern with
+# its object (core/turn.py's scale) — unless the sentence asks, or ends, skips or changes a series:
+# those are queries and updates ("每周一要做什么", "周报以后不用交了", "改成每两周").
+REPEAT_CONFIDENCE = 0.85
+_NOT_A_REPEAT_NOTE = re.compile(
+    r"[?？]|[吗么嘛]\W*$|什么|哪些|哪个|多少|几个|有没有|不用|不再|别再|取消|停止|跳过|改成|改为|改到|换成|"
+    r"删|去掉|关掉|不要|\b(?:what|which|how many|do i|stop|cancel|skip|no longer|change|move|kill|remove|delete|drop|"
+    r"disable|turn off|get rid of)\b",
+    re.IGNORECASE,
+)
+# When the phrase is found is all this asks of the reader; the date it anchors on is unused here.
+_ANY_NOW = datetime(2026, 1, 5, 12, 0).astimezone()
+
+
+def repeat_signal(text: str) -> OfflineSignal | None:
+    """ "每周一交周报", "提醒我每天早上8点吃药", "每逢双数日浇花" (read or not: the handler says which)."""
+    if _NOT_A_REPEAT_NOTE.search(text):
+        return None
+    said = read_repeat(text, now=_ANY_NOW)
+    if said is None or not re.search(r"\w", strip_lead(said.rest)):
+        return None
+    if not _CJK_RE.search(said.words) and not re.search(r"\b(?:every|each)\b", said.words, re.IGNORECASE):
+        return None  # a bare "mondays" is as often a sigh as a schedule: the intent model decides
+    return OfflineSignal(REPEAT_CONFIDENCE, f"重复的任务（「{said.words}」）")
+
+
+def offline_signal(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
+    """The note's own offline readings: the answer to a near-duplicate warning, or a repetition."""
+    return offline_confirm_signal(text, history) or repeat_signal(text)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 import anyio.to_thread
 from sqlmodel import Session
 
-from core import changes, writes
+from core import changes, recurrence, series, writes
 from core.display import format_when, task_record
 from core.locale import Locale
 from core.models import Task, TaskChange
@@ -54,7 +54,8 @@ class _Outcome:
     deadline_at: datetime | None = None
     candidates: list[tuple[dict[str, Any], str, datetime | None]] = field(default_factory=list)
     total: int = 0
-    change_id: int | None = None
+    change_ids: list[int] = field(default_factory=list)  # a series' completion: the copy and the move
+    next_line: str | None = None  # a series that moved on: where to, in words
 
 
 def _read_target(turn: Turn) -> tuple[str | None, bool]:
@@ -71,13 +72,18 @@ def _record(task: Task, now: datetime) -> tuple[dict[str, Any], str, datetime | 
 
 def _again(session: Session, turn: Turn, change_ids: list[int]) -> _Outcome:
     """The answer of the copy of this attempt that wrote: its change, the task as it is now."""
-    [change_id] = change_ids[:1] or [0]
-    change = session.get(TaskChange, change_id)
+    # The last change is the task's own (a series' move comes after its completed copy).
+    change = session.get(TaskChange, change_ids[-1]) if change_ids else None
     task = get_task(session, turn.user_id, change.task_id) if change is not None and change.task_id else None
     if task is None:
         return _Outcome("none")
     record, title, deadline = _record(task, turn.now)
-    return _Outcome("again", record, title, deadline, change_id=change_id)
+    first = session.get(TaskChange, change_ids[0]) if len(change_ids) > 1 else None
+    copy = get_task(session, turn.user_id, first.task_id) if first is not None and first.task_id else None
+    if copy is not None:  # a series: answer with the occurrence done and where the series went
+        deadline, moved = copy.deadline_at, _next_line(task, turn)
+        return _Outcome("again", record, title, deadline, change_ids=list(change_ids), next_line=moved)
+    return _Outcome("again", record, title, deadline, change_ids=list(change_ids))
 
 
 def _pick(session: Session, turn: Turn, words: str | None, completed: bool) -> Task | _Outcome:
@@ -91,6 +97,8 @@ def _pick(session: Session, turn: Turn, words: str | None, completed: bool) -> T
             return _Outcome("no_words")
     else:
         found = resolve(session, turn.user_id, words)
+    if found.kind == "several" and completed and (series_task := _open_series(found.tasks)) is not None:
+        return series_task
     if found.kind == "several":
         cands = [_record(t, turn.now) for t in found.tasks]
         return _Outcome("ask", candidates=cands[:SHOWN_CANDIDATES], total=len(cands))
@@ -105,6 +113,15 @@ def _pick(session: Session, turn: Turn, words: str | None, completed: bool) -> T
     return _Outcome("already", record, title, deadline)
 
 
+def _open_series(tasks: list[Task]) -> Task | None:
+    """The one open repeating task among candidates that are otherwise its completed occurrences
+    (same title): completing "交周报" again means this week's, not a past one."""
+    open_ = [t for t in tasks if not t.is_completed]
+    if len(open_) != 1 or series.rule_of(open_[0]) is None:
+        return None
+    return open_[0] if all(t.title == open_[0].title for t in tasks) else None
+
+
 def _decide(turn: Turn, words: str | None, completed: bool) -> _Outcome:
     with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
         if w.copy:
@@ -112,9 +129,20 @@ def _decide(turn: Turn, words: str | None, completed: bool) -> _Outcome:
         picked = _pick(w.session, turn, words, completed)
         if isinstance(picked, _Outcome):
             return picked  # nothing written: the block rolls back, claim included
-        change_id = w.complete(picked, completed)
-        record, title, deadline = _record(picked, turn.now)
-    return _Outcome("written", record, title, deadline, change_id=change_id)
+        due = picked.deadline_at
+        w.complete(picked, completed)
+        record, title, _deadline = _record(picked, turn.now)
+        moved = _next_line(picked, turn) if completed and not picked.is_completed else None
+    return _Outcome("written", record, title, due, change_ids=list(w.change_ids), next_line=moved)
+
+
+def _next_line(task: Task, turn: Turn) -> str | None:
+    """A series moved on by this completion: "下一次：12月14日 周一 09:00（每周一 09:00）"."""
+    rule = series.rule_of(task)
+    if rule is None or task.deadline_at is None:
+        return None
+    when, words = format_when(task.deadline_at, turn.tz, turn.now, turn.locale), recurrence.describe(rule, turn.locale)
+    return f"Next: {when} ({words})." if turn.locale == "en" else f"下一次：{when}（{words}）。"
 
 
 # --- words -------------------------------------------------------------------------------------
@@ -180,12 +208,14 @@ def _render(outcome: _Outcome, words: str, completed: bool, turn: Turn) -> Answe
     locale = turn.locale
     if outcome.kind in ("written", "again"):
         text = _done_line(outcome.title, _when(outcome.deadline_at, turn), completed, locale)
+        if outcome.next_line:
+            text += "\n" + outcome.next_line
         data: dict[str, Any] = {"task": outcome.task, "completed": completed, "changed": outcome.kind == "written"}
         # A retry repeats the first answer, the carried change id included.
-        if outcome.change_id is not None:
-            text = changes.marker(text, [outcome.change_id], turn.seal)
-            data["change_id"] = outcome.change_id
-            data["change_ids"] = [outcome.change_id]
+        if outcome.change_ids:
+            text = changes.marker(text, outcome.change_ids, turn.seal)
+            data["change_id"] = outcome.change_ids[-1]
+            data["change_ids"] = outcome.change_ids
         return Answer(text, data)
     if outcome.kind == "already":
         return Answer(
@@ -216,8 +246,7 @@ async def handle_complete(turn: Turn) -> Answer:
     }
     turn.trace.emit("complete", "end", messages[outcome.kind], {"outcome": outcome.kind})
     answer = _render(outcome, words or "", completed, turn)
-    ids = (outcome.change_id,) if outcome.change_id is not None else ()
-    return dataclasses.replace(answer, change_ids=ids, outcome=outcome.kind)
+    return dataclasses.replace(answer, change_ids=tuple(outcome.change_ids), outcome=outcome.kind)
 
 
 async def explain_complete(turn: Turn) -> dict[str, Any]:

@@ -24,7 +24,16 @@ from route.registry import Action, ActionRegistry, OfflineSignal
 from route.router import Router
 from support.harness import Harness, make_harness
 
-BUILTIN = ["chat", "quick_note_create", "task_query", "task_complete", "task_update", "task_delete", "undo"]
+BUILTIN = [
+    "chat",
+    "quick_note_create",
+    "task_query",
+    "task_complete",
+    "task_update",
+    "task_delete",
+    "task_repeat",
+    "undo",
+]
 
 
 async def _noop(turn: Turn) -> Answer:
@@ -89,6 +98,7 @@ def test_builtin_registry() -> None:
         "task_complete",
         "task_update",
         "task_delete",
+        "task_repeat",
         "undo",
     ]
 

@@ -1,0 +1,84 @@
+"""Repeating notes through the full pipeline (offline): each phrase family becomes one task with its
+rule, the title keeps no repetition words, the confirmation names the rule and the next dates, an
+unreadable repetition is said, and a retry writes one series.
+
+Fixed now: Monday 2026-11-30 10:00 Asia/Shanghai.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from core import recurrence, series
+from support.harness import Harness, local
+
+# (message, title, first deadline (local), the rule's parts that must hold, words in the answer)
+FAMILIES = [
+    ("每周三晚上7点上吉他课", "上吉他课", "2026-12-02 19:00", {"FREQ": "WEEKLY", "BYDAY": "WE"}, "每周三 19:00"),
+    ("天天晚上十点记账", "记账", "2026-11-30 22:00", {"FREQ": "DAILY"}, "每天 22:00"),
+    ("每周二四六练口语", "练口语", "2026-12-01 23:59:59", {"BYDAY": "TU,TH,SA"}, "接下来：12月1日、12月3日、12月5日"),
+    ("每隔一周的周四开读书会", "开读书会", "2026-12-03 23:59:59", {"INTERVAL": "2", "BYDAY": "TH"}, "12月17日"),
+    ("每5天换一次滤芯", "换一次滤芯", "2026-11-30 23:59:59", {"FREQ": "DAILY", "INTERVAL": "5"}, "12月5日"),
+    ("每月10号还房贷", "还房贷", "2026-12-10 23:59:59", {"FREQ": "MONTHLY", "BYMONTHDAY": "10"}, "每月10号"),
+    ("每月最后一天整理账单", "整理账单", "2026-11-30 23:59:59", {"BYMONTHDAY": "-1"}, "12月31日"),
+    ("每个工作日下午六点写日报", "写日报", "2026-11-30 18:00", {"X-DAYS": "CN-WORKDAY"}, "每个工作日 18:00"),
+    ("每年5月20日给老婆买花", "给老婆买花", "2027-05-20 23:59:59", {"FREQ": "YEARLY", "BYMONTH": "5"}, "2027年5月20日"),
+    ("每个月农历十五去寺里上香", "去寺里上香", "2026-12-23 23:59:59", {"RSCALE": "CHINESE"}, "每月农历十五"),
+    ("每年中秋给外婆寄月饼", "给外婆寄月饼", "2027-09-15 23:59:59", {"RSCALE": "CHINESE", "BYMONTH": "8"}, "农历八月十五"),
+    ("every Tuesday at 6pm take out the recycling", "take out the recycling", "2026-12-01 18:00", {"BYDAY": "TU"}, "next: Dec 1, Dec 8"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("message", "title", "due", "parts", "said"), FAMILIES, ids=[f[1] for f in FAMILIES])
+async def test_each_family_is_one_repeating_task(
+    harness: Harness, message: str, title: str, due: str, parts: dict[str, str], said: str
+) -> None:
+    answer = await harness.ask(message)
+    assert answer.action == "quick_note_create", answer.visible
+    assert said in answer.visible, answer.visible
+    [task] = harness.tasks()
+    assert task.title == title
+    assert task.deadline_at == local(due)
+    rule = series.rule_of(task)
+    assert rule is not None
+    assert parts.items() <= rule.parts().items()
+    # The deadline is an occurrence of the stored rule (the first from now).
+    assert recurrence.next_after(rule, harness.now, inclusive=True) == task.deadline_at
+
+
+async def test_the_confirmation_states_rule_and_next_three_dates(harness: Harness) -> None:
+    answer = await harness.ask("每周一上午九点交周计划")
+    assert answer.visible.startswith("好，已记下：交周计划（")
+    assert "每周一 09:00，接下来：12月7日、12月14日、12月21日" in answer.visible
+
+
+async def test_an_unreadable_repetition_is_said_not_a_quiet_one_off(harness: Harness) -> None:
+    answer = await harness.ask("每逢单数日给鱼换水")
+    assert answer.action == "quick_note_create"
+    assert "「每逢单数日」我还不会按规律重复，先记成了一次性的" in answer.visible
+    [task] = harness.tasks()
+    assert task.recurrence is None and "每逢" not in task.title
+
+
+async def test_bounds_until_and_count(harness: Harness) -> None:
+    await harness.ask("每周四练瑜伽，到年底为止")
+    await harness.ask("每周五复盘连续两周")
+    by_title = {t.title: t for t in harness.tasks()}
+    yoga, review = series.rule_of(by_title["练瑜伽"]), series.rule_of(by_title["复盘"])
+    assert yoga is not None and review is not None
+    assert [d.date().isoformat() for d in recurrence.occurrences(yoga, after=harness.now, limit=10)][-1] == "2026-12-31"
+    assert len(recurrence.occurrences(review, after=harness.now, limit=10)) == 2
+
+
+async def test_a_retried_note_writes_one_series(harness: Harness) -> None:
+    first = await harness.ask("每周日晚上八点给奶奶打视频", client_message_id="n-rep-1")
+    again = await harness.ask("每周日晚上八点给奶奶打视频", client_message_id="n-rep-1")
+    assert again.visible.startswith("这条消息刚才已经记下了，没有重复创建：给奶奶打视频")
+    assert again.visible.split("：", 1)[1] == first.visible.split("：", 1)[1]  # the same task, rule and dates
+    assert len(harness.tasks()) == 1
+
+
+async def test_a_question_with_a_repetition_word_is_not_a_note(harness: Harness) -> None:
+    answer = await harness.ask("每周一都有什么要做的？")
+    assert answer.action != "quick_note_create"
+    assert harness.tasks() == []
