@@ -21,7 +21,9 @@ async def _series(harness: Harness, note: str = "每周一早上9点交周报") 
 
 async def test_skip_moves_to_the_next_occurrence_without_a_completed_copy(harness: Harness) -> None:
     note = await _series(harness)
-    answer = await harness.ask("这周的周报不用交了", history=[("user", "每周一早上9点交周报"), ("assistant", note.content)])
+    answer = await harness.ask(
+        "这周的周报不用交了", history=[("user", "每周一早上9点交周报"), ("assistant", note.content)]
+    )
     assert answer.action == "task_repeat"
     assert "12月7日 周一 09:00 这次跳过；下一次：12月14日 周一 09:00" in answer.visible
     [task] = harness.tasks()  # no completed copy: a skipped occurrence was never done
