@@ -89,3 +89,13 @@ def first_in(task: Task, after: datetime, before: datetime) -> datetime | None:
         return None
     found = recurrence.next_after(rec, after, inclusive=True)
     return found if found is not None and found <= before else None
+
+
+def rule_words(stored: str | None, locale: Locale) -> str | None:
+    """A stored rule in words ("每周一 09:00"); None for a one-off or a rule this version can't read."""
+    if not stored:
+        return None
+    try:
+        return recurrence.describe(recurrence.Recurrence.from_ical(stored), locale)
+    except recurrence.RuleError:
+        return None

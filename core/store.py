@@ -66,6 +66,7 @@ class TaskFilter(BaseModel):
     # Only tasks without a deadline ("没有截止时间的"): deadline_at IS NULL, a range of
     # ix_tasks_user_open_deadline (both backends index NULLs).
     no_deadline: bool = False
+    repeating: bool = False  # only repeating tasks ("我有哪些重复的任务"): recurrence IS NOT NULL
     keyword: str | None = None  # case-insensitive literal substring of the title
     sort_by: Literal["deadline", "priority", "id"] = "deadline"
     order: Literal["asc", "desc"] = "asc"
@@ -89,6 +90,7 @@ class TaskRow(NamedTuple):
     completed_at: datetime | None
     created_at: datetime
     promoted: bool
+    recurrence: str | None = None  # a repeating task's rule, stored form (core.recurrence)
 
 
 @dataclass(frozen=True)
@@ -195,6 +197,7 @@ def task_row(task: Task, *, now: datetime) -> TaskRow:
         completed_at=task.completed_at,
         created_at=task.created_at,
         promoted=eff != task.priority_group,
+        recurrence=task.recurrence,
     )
 
 
@@ -243,6 +246,7 @@ class _Shape:
     grams: tuple[int, bool] | None = None
     # Last and defaulted, so a filter without it has the same shape (and compiled statements) as before.
     no_deadline: bool = False
+    repeating: bool = False
 
     @property
     def split(self) -> bool:
@@ -276,6 +280,7 @@ def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = 
         order=flt.order,
         grams=plan.shape if plan is not None else None,
         no_deadline=flt.no_deadline,
+        repeating=flt.repeating,
     )
 
 
@@ -308,6 +313,8 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
         conds.append(col(Task.deadline_at) < _NOW)
     if shape.no_deadline:
         conds.append(col(Task.deadline_at).is_(None))
+    if shape.repeating:
+        conds.append(col(Task.recurrence).is_not(None))
     if shape.after:
         conds.append(time_col >= _AFTER)
     if shape.before:
@@ -437,6 +444,7 @@ def _page_select(shape: _Shape, *, one_group: bool, window: sa.BindParameter[int
             col(Task.is_completed),
             col(Task.completed_at),
             col(Task.created_at),
+            col(Task.recurrence),
         )
         .where(*conds)
         .order_by(*_ordering(shape, _TaskColumns(eff)))
@@ -505,7 +513,7 @@ class _Reader:
     def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
         t = self.read_time
         return [
-            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2])  # type: ignore[arg-type]  # created_at is NOT NULL
+            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], r[9])  # type: ignore[arg-type]  # created_at is NOT NULL
             for r in self.run(kind, **extra)
         ]
 

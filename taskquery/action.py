@@ -25,6 +25,7 @@ class QueryPlanOut(BaseModel):
     keyword: str | None
     include_completed: bool
     no_deadline: bool
+    repeating: bool = Field(default=False, description="Only repeating tasks.")
     sort_by: str
     order: str
     limit: int
@@ -52,6 +53,7 @@ def _plan(data: dict[str, Any]) -> QueryPlanOut | None:
         keyword=flt.get("keyword"),
         include_completed=flt.get("include_completed", False),
         no_deadline=flt.get("no_deadline", False),
+        repeating=flt.get("repeating", False),
         sort_by=flt.get("sort_by", "deadline"),
         order=flt.get("order", "asc"),
         limit=flt.get("limit", 0),

@@ -64,6 +64,7 @@ async def explain_query(turn: Turn) -> dict[str, Any]:
             "time_before": flt.time_before.isoformat() if flt.time_before else None,
             "include_completed": flt.include_completed,
             "no_deadline": flt.no_deadline,
+            "repeating": flt.repeating,
             "keyword": flt.keyword,
             "sort_by": flt.sort_by,
             "order": flt.order,

@@ -41,6 +41,8 @@ Rules, in the order they are applied:
   keyword rules, and a deadline window is dropped (no window holds a task without a deadline). A
   creation or completion window stays ("最近新建的没有截止时间的"). "截止时间快到的", "没有逾期的",
   "还没截止的" are not it.
+* **repeating** — "重复的任务/周期性的/定期的/循环的/每周都要做的/recurring/repeating" → ``repeating`` (only
+  series); the phrase is hidden from the resolver and the keyword rules.
 * **time_field** — ``completed`` for finished work ("完成了/做完的/已完成/搞定了", not "要完成/没完成")
   when a time phrase is present and the sentence is not merely "包括已完成的"; ``created`` for
   "新建/创建/新加/添加的/加的/记的"; else ``deadline``.
@@ -254,6 +256,12 @@ def _done_question(text: str) -> bool:
 
 
 _QUOTE_RE = re.compile(r"[“\"'「『‘《【](?P<kw>[^”\"'」』’》】]{1,30})[”\"'」』’》】]")
+_REPEATING_RE = re.compile(
+    r"(?:重复|周期性|定期|循环|例行)(?:的|性的)?(?:任务|待办|事情|事项|事)?|每(?:天|周|月|年|个工作日)都(?:要|得|会)?(?:做|干|交|弄)?的(?:事|任务)?|"
+    r"\b(?:recurring|repeating|repeated)\b(?:\s+(?:tasks?|to-?dos?|items?|ones?))?",
+    re.IGNORECASE,
+)
+
 _KEYWORD_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"标题(?:里|中|上|里面)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
     re.compile(r"(?:名字|名称)(?:里|中)?(?:有|含|包含|带|带有|是|叫)(?P<kw>[^的，,。？?！!]{1,20})"),
@@ -429,6 +437,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     created = bool(_CREATED_RE.search(text)) and not done
     soon = _SOON_RE.search(text)
     undated = NO_DEADLINE_RE.search(text)
+    repeating = _REPEATING_RE.search(text)
+    if repeating:  # which tasks, not when nor a title word
+        text = _blank(text, repeating.group(0))
 
     include_completed = done and not (not_done and not inclusive)
     field: TimeField = "deadline"
@@ -508,6 +519,7 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         time_field=field,
         include_completed=include_completed,
         no_deadline=undated is not None,
+        repeating=repeating is not None,
         keyword=_keyword(_blank(text, undated.group(0)) if undated else text, now, tz),
         sort_by=sort_by,
         order=order,
@@ -552,6 +564,8 @@ def merge_followup(previous: QueryPlan, sentence: str, now: datetime, tz: str = 
             merged.time_text = merged.time_after = merged.time_before = None
     elif cur.time_text is not None and cur.time_field == "deadline":
         merged.no_deadline = False  # "那下周的呢": dated tasks again
+    if cur.repeating:
+        merged.repeating = True
     if cur.include_completed:
         merged.include_completed = True
     if (cur.sort_by, cur.order) != ("deadline", "asc"):

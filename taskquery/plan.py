@@ -43,6 +43,9 @@ class QueryPlan(BaseModel):
         default=False,
         description="Only tasks that have no deadline ('没有截止时间的', 'tasks without a deadline').",
     )
+    repeating: bool = Field(
+        default=False, description="Only repeating tasks ('我有哪些重复的任务', 'my recurring tasks')."
+    )
     keyword: str | None = Field(default=None, description="A word the task title must contain, if any.")
     sort_by: SortBy = "deadline"
     order: Order = "asc"

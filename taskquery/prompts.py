@@ -32,6 +32,8 @@ Guidance:
 - no_deadline: true only when the user asks for tasks that have no deadline ("没有截止时间的",
   "还没定截止日期的", "undated tasks"); then there is no deadline time_text. "截止时间快到的" and
   "没有逾期的" are not about it.
+- repeating: true only when the user asks for their repeating tasks ("我有哪些重复的任务", "每周都要做的",
+  "my recurring tasks").
 - keyword: a word from the user's sentence the title must contain, only if the user names a topic
   ("和合同相关的" → 合同).
 - sort_by: "deadline" (default), "priority" for "最重要/最紧急", "id" for newest/oldest.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from core import series
 from core.display import TASK_LINE_RE, format_when, group_label, is_overdue
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
@@ -208,6 +209,8 @@ def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None, *
         facts.append(text["completed"])
     if task.deadline_at is not None:
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
+    if not task.is_completed and (rule := series.rule_words(task.recurrence, locale)):
+        facts.append(rule)  # a series: its rule ("每周一 09:00")
     return text["line"].format(index=index, title=task.title, facts=text["fact_joiner"].join(facts))
 
 

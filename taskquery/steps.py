@@ -181,6 +181,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
         time_field=plan.time_field,
         include_completed=include_completed,
         no_deadline=plan.no_deadline,
+        repeating=plan.repeating,
         keyword=(plan.keyword or "").strip() or None,
         sort_by=plan.sort_by,
         order=plan.order,

@@ -143,3 +143,46 @@ def test_the_urgency_threshold_keeps_its_lead(new_session: Callable[[], Session]
 def test_a_one_off_has_no_step() -> None:
     task = Task(user_id=1, title="x", deadline_at=MON, created_at=THU, updated_at=THU)
     assert series.next_step(task, now=THU) is None
+
+
+# --- windows see series ------------------------------------------------------------------------
+
+
+def _window(sessions: Callable[[], Session], user: int, after: datetime, before: datetime, **kw: object) -> list:  # type: ignore[type-arg]
+    with sessions() as s:
+        page = query_tasks(s, user, TaskFilter(time_after=after, time_before=before, **kw), now=THU)  # type: ignore[arg-type]
+    return [(r.title, r.deadline_at.astimezone(SH).isoformat() if r.deadline_at else None) for r in page.items] + [
+        page.total
+    ]
+
+
+def test_a_window_after_the_open_occurrence_shows_the_series_once(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        user = _user(s)
+    _series(new_session, user)  # open occurrence Mon Dec 7
+    daily = recurrence.make("FREQ=DAILY", start=datetime(2026, 12, 3, 22, 0, tzinfo=SH), tz="Asia/Shanghai")
+    with writes.writing(new_session, writes.author(user, THU, "rest")) as w:
+        w.create(TaskCreate(title="吃药", deadline_at=daily.start, recurrence=daily.to_ical()))
+        w.create(TaskCreate(title="交房租", deadline_at=datetime(2026, 12, 15, 12, 0, tzinfo=SH)))
+    week_after = (datetime(2026, 12, 14, tzinfo=SH), datetime(2026, 12, 20, 23, 59, 59, tzinfo=SH))
+    assert _window(new_session, user, *week_after) == [
+        ("交周报", "2026-12-14T09:00:00+08:00"),
+        ("吃药", "2026-12-14T22:00:00+08:00"),
+        ("交房租", "2026-12-15T12:00:00+08:00"),
+        3,
+    ]
+    # Paged like any list: the merge keeps the order across pages, and the total counts the series.
+    assert _window(new_session, user, *week_after, limit=1, offset=1) == [("吃药", "2026-12-14T22:00:00+08:00"), 3]
+    # Filters apply to the series' rows too.
+    assert _window(new_session, user, *week_after, keyword="周报") == [("交周报", "2026-12-14T09:00:00+08:00"), 1]
+    # A window holding the open occurrence lists it as stored (once), not again as a projection.
+    this_week = (datetime(2026, 12, 7, tzinfo=SH), datetime(2026, 12, 13, 23, 59, 59, tzinfo=SH))
+    assert _window(new_session, user, *this_week, keyword="周报") == [("交周报", "2026-12-07T09:00:00+08:00"), 1]
+
+
+def test_a_series_that_does_not_occur_in_the_window_is_not_shown(new_session: Callable[[], Session]) -> None:
+    with new_session() as s:
+        user = _user(s)
+    _series(new_session, user, rule=_weekly("FREQ=WEEKLY;BYDAY=MO;COUNT=1"))
+    after, before = datetime(2026, 12, 14, tzinfo=SH), datetime(2026, 12, 20, 23, 59, 59, tzinfo=SH)
+    assert _window(new_session, user, after, before) == [0]

@@ -440,7 +440,10 @@ def test_no_deadline_costs_nothing_when_unused() -> None:
     plain = store._shape(TaskFilter(quadrants=[1, 2]), "sqlite")
     undated = store._shape(TaskFilter(quadrants=[1, 2], no_deadline=True), "sqlite")
     assert plain == dataclasses.replace(undated, no_deadline=False)
-    assert "no_deadline" not in {f.name for f in dataclasses.fields(plain)[:-1]}
+    # The flags added since are last and defaulted too (repeating: recurrence IS NOT NULL).
+    assert {"no_deadline", "repeating"}.isdisjoint(f.name for f in dataclasses.fields(plain)[:-2])
+    repeating = store._shape(TaskFilter(quadrants=[1, 2], repeating=True), "sqlite")
+    assert plain == dataclasses.replace(repeating, repeating=False)
 
 
 def test_no_deadline_reads_the_deadline_index(session: Session) -> None:
