@@ -43,6 +43,11 @@ class Settings(BaseSettings):
         "statement_timeout; migrations run without it); 0 = not sent (PgBouncer in transaction mode).",
     )
     timezone: str = Field(default="Asia/Shanghai", description="Default user timezone.")
+    holidays_file: Path | None = Field(
+        default=None,
+        description="A holiday-cn JSON file (one year's {year, days} or a list of them) adding the statutory "
+        "holidays and 调休 of years the installed chinese-calendar doesn't publish yet (workday repeats, queries).",
+    )
 
     model: str = Field(
         default="offline",

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from pathlib import Path
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -19,6 +21,7 @@ from core.db import make_engine, migrate
 from core.llm import ModelHub
 from core.providers import ProviderConfig, resolve_providers
 from core.service_secrets import stored_secret
+from core.timeanchor import chinacal
 from core.turn import ChatText, Turn, TurnConfig, new_turn
 from route.pipeline import Pipeline
 
@@ -103,7 +106,19 @@ def hub_from_settings(settings: Settings, env: Mapping[str, str] | None = None) 
     )
 
 
+def load_holidays(path: Path) -> list[int]:
+    """The years a holiday-cn file adds to the calendar (core.timeanchor.chinacal.add_schedule).
+    A file that can't be read stops the start with a message naming it: a silent fallback would
+    schedule workday repeats on guesses."""
+    try:
+        return chinacal.add_schedule(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"SUIKOU_HOLIDAYS_FILE {path}: {exc}") from exc
+
+
 def build_state(settings: Settings, *, hub: ModelHub | None = None, clock: Clock | None = None) -> AppState:
+    if settings.holidays_file is not None:
+        load_holidays(settings.holidays_file)
     engine = make_engine(settings.database_url, **settings.engine_options())
     migrate(engine)
     secret = settings.record_secret.encode() if settings.record_secret else stored_secret(engine)

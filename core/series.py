@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from core import recurrence
 from core.locale import Locale
 from core.models import Task
+from core.timeanchor import chinacal
 
 __all__ = ["Step", "day_words", "next_step", "rule_of", "summary"]
 
@@ -75,7 +76,21 @@ def summary(rec: recurrence.Recurrence, after: datetime, tz: str, now: datetime,
     if not coming:
         return words
     days = [day_words(d, tz, now, locale) for d in coming]
-    return f"{words}，接下来：{'、'.join(days)}" if locale == "zh" else f"{words}, next: {', '.join(days)}"
+    text = f"{words}，接下来：{'、'.join(days)}" if locale == "zh" else f"{words}, next: {', '.join(days)}"
+    return text + guess_note(rec, coming, locale)
+
+
+def guess_note(rec: recurrence.Recurrence, moments: list[datetime], locale: Locale) -> str:
+    """Workday rules past the published holiday schedules rest on a guess (Mon–Fri minus the fixed
+    statutory days, no 调休): said, with the first such year."""
+    if "X-DAYS" not in rec.parts():
+        return ""
+    guessed = sorted({m.year for m in moments if not chinacal.schedule_known(m.year)})
+    if not guessed:
+        return ""
+    if locale == "zh":
+        return f"（{guessed[0]}年的节假日安排还没公布，先按常规推算）"
+    return f" (the {guessed[0]} holiday schedule isn't published yet, so these are estimates)"
 
 
 MAX_WINDOW_SERIES = 500  # series a window query expands at most (the rest are counted by their open row)

@@ -46,6 +46,65 @@ _FALLBACK_DAYS: tuple[tuple[str, int, int], ...] = (
 )  # fmt: skip
 
 
+# Years an operator added from a holiday-cn file (SUIKOU_HOLIDAYS_FILE, :func:`add_schedule`): days off
+# and make-up workdays, each with its holiday's PERIOD_NAMES key. They win over the library's years.
+_ADDED_OFF: dict[date, str] = {}
+_ADDED_ON: dict[date, str] = {}
+_ADDED_YEARS: set[int] = set()
+# holiday-cn's names ("国庆节", "劳动节", "中秋节、国庆节") → PERIOD_NAMES keys.
+_HOLIDAY_CN_NAMES = {"元旦": "元旦", "春节": "春节", "清明节": "清明", "清明": "清明", "劳动节": "五一", "端午节": "端午",
+                     "端午": "端午", "中秋节": "中秋", "中秋": "中秋", "国庆节": "国庆", "国庆": "国庆"}  # fmt: skip
+
+
+class ScheduleError(ValueError):
+    """A holiday file that can't be read: what is wrong and where."""
+
+
+def _period_key(name: str) -> str:
+    """The break a holiday-cn name belongs to; a joint one ("国庆节、中秋节") is the first named."""
+    found = [(name.find(k), v) for k, v in _HOLIDAY_CN_NAMES.items() if k in name]
+    return min(found)[1] if found else ""
+
+
+def add_schedule(document: Any) -> list[int]:
+    """Adds the years of a holiday-cn document (``{"year": 2027, "days": [{"name": "元旦", "date":
+    "2027-01-01", "isOffDay": true}, ...]}``, or a list of them): the years added. Raises
+    :class:`ScheduleError` naming the problem; nothing is added then."""
+    off: dict[date, str] = {}
+    on: dict[date, str] = {}
+    years: set[int] = set()
+    for i, year_doc in enumerate(document if isinstance(document, list) else [document]):
+        if (
+            not isinstance(year_doc, dict)
+            or not isinstance(year_doc.get("year"), int)
+            or not isinstance(year_doc.get("days"), list)
+        ):
+            raise ScheduleError(f"entry {i}: expected {{'year': <int>, 'days': [...]}}")
+        years.add(year_doc["year"])
+        for j, day in enumerate(year_doc["days"]):
+            try:
+                d = date.fromisoformat(day["date"])
+                key = _period_key(str(day["name"]))
+                (off if bool(day["isOffDay"]) else on)[d] = key
+            except (KeyError, TypeError, ValueError) as exc:
+                raise ScheduleError(f"year {year_doc['year']}, day {j}: {exc!r}") from exc
+    _ADDED_OFF.update(off)
+    _ADDED_ON.update(on)
+    _ADDED_YEARS.update(years)
+    for cached in (fallback_holidays, holiday_period, _runs):
+        cached.cache_clear()
+    return sorted(years)
+
+
+def clear_added() -> None:
+    """Forgets the added years (tests; a reload)."""
+    _ADDED_OFF.clear()
+    _ADDED_ON.clear()
+    _ADDED_YEARS.clear()
+    for cached in (fallback_holidays, holiday_period, _runs):
+        cached.cache_clear()
+
+
 def _cc() -> Any:
     import chinese_calendar
 
@@ -126,6 +185,8 @@ def _published_years() -> tuple[int, int]:
 
 
 def schedule_known(year: int) -> bool:
+    if year in _ADDED_YEARS:
+        return True
     first, last = _published_years()
     return first <= year <= last
 
@@ -149,6 +210,8 @@ def fallback_holidays(year: int) -> frozenset[date]:
 
 def is_holiday_day(d: date) -> bool:
     """A statutory day off (weekends inside a break count; ordinary weekends do not)."""
+    if d.year in _ADDED_YEARS:
+        return d in _ADDED_OFF
     if schedule_known(d.year):
         return d in _cc().constants.holidays
     return d in fallback_holidays(d.year)
@@ -156,6 +219,8 @@ def is_holiday_day(d: date) -> bool:
 
 def holiday_key(d: date) -> str | None:
     """The break a published day off belongs to, as a PERIOD_NAMES key ("国庆"); None otherwise."""
+    if d.year in _ADDED_YEARS:
+        return _ADDED_OFF.get(d) or None
     if not schedule_known(d.year):
         return None
     name = _cc().constants.holidays.get(d)
@@ -164,6 +229,8 @@ def holiday_key(d: date) -> str | None:
 
 
 def is_workday(d: date) -> bool:
+    if d.year in _ADDED_YEARS:
+        return d in _ADDED_ON or (d.weekday() < 5 and d not in _ADDED_OFF)
     if schedule_known(d.year):
         return bool(_cc().is_workday(d))
     return d.weekday() < 5 and d not in fallback_holidays(d.year)
@@ -229,10 +296,13 @@ def week_workdays(monday: date) -> tuple[date, date]:
 @lru_cache(maxsize=1)
 def _runs() -> tuple[tuple[date, date, frozenset[str]], ...]:
     """The published breaks: runs of consecutive holiday days with the holiday names inside."""
-    days = _cc().constants.holidays
+    days: dict[date, str] = {
+        d: str(getattr(v, "value", v)) for d, v in _cc().constants.holidays.items() if d.year not in _ADDED_YEARS
+    }
+    days.update((d, PERIOD_NAMES.get(key, key)) for d, key in _ADDED_OFF.items())
     runs: list[tuple[date, date, frozenset[str]]] = []
     for d in sorted(days):
-        name = str(getattr(days[d], "value", days[d]))
+        name = days[d]
         if runs and (d - runs[-1][1]).days == 1:
             a, _, names = runs[-1]
             runs[-1] = (a, d, names | {name})
