@@ -74,7 +74,7 @@ def test_the_service_loads_the_file_and_refuses_a_broken_one(added: None, tmp_pa
     good.write_text(json.dumps(YEAR_2027, ensure_ascii=False), encoding="utf-8")
     bad.write_text("{not json", encoding="utf-8")
     assert load_holidays(good) == [2027]
-    with pytest.raises(SystemExit, match="broken.json"):
+    with pytest.raises(SystemExit, match=r"broken\.json"):
         load_holidays(bad)
 
 
