@@ -10,7 +10,7 @@ import anyio
 from pydantic_graph import BaseNode, End, GraphBuilder, GraphRunContext, StepContext
 from pydantic_graph.graph_builder import Graph
 
-from core import changes
+from core import changes, series
 from core.display import group_label
 from quicknote import steps
 from quicknote.pending import attach_pending, pending_of
@@ -48,7 +48,11 @@ class TimeAnchor(BaseNode[NoteState, NoteDeps, str]):
         with ctx.deps.turn.trace.node("time_anchor", "换算截止时间") as span:
             understood = steps.anchor_deadline(state)
             deadline = state.deadline_at.isoformat() if state.deadline_at else None
-            span.done(f"截止：{deadline or '无'}" if understood else "没看懂时间", deadline_at=deadline)
+            message = f"截止：{deadline or '无'}" if understood else "没看懂时间"
+            if state.repeat is not None:  # the rule as read, or the words said unreadable
+                rule = series.rule_words(state.recurrence, "zh")
+                message += f"；重复：{rule}" if rule else f"；重复：「{state.repeat.words}」还不会按规律重复"
+            span.done(message, deadline_at=deadline, recurrence=state.recurrence)
         if not understood:
             question = unclear_time_question(state.draft.title or "", state.draft.time_text or "", state.locale)
             return Clarify(question, "time")

@@ -348,6 +348,17 @@ def is_bracket_label(words: str) -> bool:
     return s.important or s.unimportant or s.urgent or s.not_urgent
 
 
+# The reasons that rest on the deadline alone: a repeating note's first occurrence decides them again.
+BY_DEADLINE = frozenset(
+    {"截止时间已过", "截止在两天内", "有截止时间但还早", "重要且截止临近", "重要但不急", "没有截止时间，默认重要不紧急"}
+)
+
+
+def priority_for(text: str, now: datetime, deadline: datetime | None) -> tuple[int, str]:
+    """The group and its reason for a note's words and deadline (rules in the module docstring)."""
+    return _priority(text, now, deadline)
+
+
 def _priority(text: str, now: datetime, deadline: datetime | None) -> tuple[int, str]:
     s = priority_signals(text)
     near = deadline is not None and deadline - now <= NEAR_DEADLINE

@@ -21,7 +21,7 @@ from core.turn import Turn
 from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
 from quicknote.duplicates import near_duplicate
-from quicknote.offline import lead_time, offline_extract_note
+from quicknote.offline import BY_DEADLINE, lead_time, offline_extract_note, priority_for
 from quicknote.prompts import EXTRACT_INSTRUCTIONS, extract_prompt
 from quicknote.state import NoteState
 
@@ -151,6 +151,11 @@ def schedule(state: NoteState) -> None:
         state.unread_repeat = said.words
         return
     state.recurrence, state.deadline_at = rec.rebased(first).to_ical(), first
+    draft = state.draft
+    if draft is not None and draft.priority_reason in BY_DEADLINE:
+        # The words' own clock ("早上9点" today, already past) is not the deadline any more.
+        group, reason = priority_for(said.rest, state.now, first)
+        state.draft = draft.model_copy(update={"priority_group": group, "priority_reason": reason})
 
 
 def said_threshold(state: NoteState) -> datetime | None:

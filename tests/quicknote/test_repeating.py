@@ -48,8 +48,10 @@ async def test_each_family_is_one_repeating_task(
 
 async def test_the_confirmation_states_rule_and_next_three_dates(harness: Harness) -> None:
     answer = await harness.ask("每周一上午九点交周计划")
-    assert answer.visible.startswith("好，已记下：交周计划（")
-    assert "每周一 09:00，接下来：12月7日、12月14日、12月21日" in answer.visible
+    # The group follows the first occurrence (a week ahead), not the words' clock today (past).
+    assert answer.visible.startswith(
+        "好，已记下：交周计划（重要不紧急；截止 12月7日 周一 09:00；每周一 09:00，接下来：12月7日、12月14日、12月21日）"
+    ), answer.visible
 
 
 async def test_an_unreadable_repetition_is_said_not_a_quiet_one_off(harness: Harness) -> None:

@@ -83,6 +83,15 @@ SCENARIOS: dict[str, Scenario] = {
     "threshold_lead_before_deadline": Scenario(
         "帮我记一下后天交报告，提前两天提醒我", Stored("交报告", 2, "2026-12-02 23:59:59", "2026-11-30 23:59")
     ),
+    # --- repeating notes: the deadline is the first occurrence from now (docs/fdr/0037) -----------
+    "repeat_weekly_with_clock": Scenario(
+        "每周一早上9点交周报", Stored("交周报", 2, "2026-12-07 09:00", "2026-12-06 09:00")
+    ),
+    "repeat_statutory_workdays": Scenario("每个工作日下午五点半写日报", Stored("写日报", 1, "2026-11-30 17:30")),
+    "repeat_lunar_birthday": Scenario(
+        "我妈农历八月十二生日，每年提醒我", Stored("妈生日", 2, "2027-09-12 23:59:59", "2027-09-11 23:59:59")
+    ),
+    "repeat_unreadable_said": Scenario("每逢双数日给花浇水", Stored("给花浇水", 2)),
     # --- clarifying paths: a question, nothing written -----------------------------------------
     "clarify_no_content": Scenario("帮我记一下", None),
     "clarify_unresolvable_time": Scenario(
