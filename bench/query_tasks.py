@@ -8,7 +8,9 @@
 For each size N it builds a database in which the queried user owns N tasks and nine other users
 own N/10 tasks each (a realistic mix: groups 1..4, deadlines within ±60 days or none, 30%
 completed, urgency thresholds on some group-2/4 tasks; about 0.1% of titles contain the rare word
-'发票'). When the module ``core.titlegrams`` exists, its ``reindex_all(conn)`` runs after the bulk
+'发票'; ``--repeating`` of the open dated tasks, 10% by default, repeat weekly from their deadline,
+so a window after a series' open occurrence lists it once more, docs/fdr/0037; ``--repeating 0``
+is the mix before repeating tasks). When the module ``core.titlegrams`` exists, its ``reindex_all(conn)`` runs after the bulk
 load (the rows go in with raw INSERTs, past anything the store maintains on writes). Then, for
 each filter, it times
 
@@ -71,6 +73,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from core.db import make_engine, migrate
 from core.models import Task, User
+from core.recurrence import Recurrence
+from core.series import first_in
 from core.store import TaskFilter, TaskRow, effective_group, query_tasks, task_row
 
 NOW = datetime(2026, 3, 10, 9, 0, tzinfo=UTC)
@@ -85,6 +89,7 @@ TARGET_MEDIAN_MS = 5.0
 TARGET_MEDIAN_AT = 100_000
 TARGET_SPEEDUP = 50.0
 TITLEGRAMS = "core.titlegrams"
+REPEATING = {"share": 0.1}  # of the open dated tasks: weekly series (set by --repeating)
 
 FILTERS: dict[str, TaskFilter] = {
     "open, by deadline": TaskFilter(),
@@ -97,6 +102,7 @@ FILTERS: dict[str, TaskFilter] = {
     "all, by priority": TaskFilter(include_completed=True, sort_by="priority"),
     "keyword '报告'": TaskFilter(keyword="报告", limit=10),
     f"keyword '{RARE_WORD}' (rare)": TaskFilter(keyword=RARE_WORD, limit=10),
+    "week after next (series)": TaskFilter(time_after=NOW + 14 * DAY, time_before=NOW + 21 * DAY, limit=10),
     "keyword '报' (1 char)": TaskFilter(keyword="报", limit=10),
     "keyword 'deploy' (ASCII)": TaskFilter(keyword="deploy", limit=10),
 }
@@ -123,6 +129,9 @@ def _task_rows(rng: random.Random, user_id: int, n: int) -> list[dict[str, Any]]
             span = max(1, int((NOW - created).total_seconds() // 60))
             completed_at = created + timedelta(minutes=rng.randrange(0, span))
         first = RARE_WORD if rng.random() < RARE_SHARE else rng.choice(WORDS)
+        rule = None
+        if deadline is not None and not completed and rng.random() < REPEATING["share"]:
+            rule = Recurrence("FREQ=WEEKLY", deadline.replace(microsecond=0), "UTC").to_ical()
         rows.append(
             {
                 "user_id": user_id,
@@ -135,6 +144,7 @@ def _task_rows(rng: random.Random, user_id: int, n: int) -> list[dict[str, Any]]
                 "created_at": created,
                 "updated_at": created,
                 "source_key": None,
+                "recurrence": rule,
             }
         )
     if hasattr(Task, "title_key"):  # the folded title keyword search compares (newer than this benchmark)
@@ -206,6 +216,30 @@ class RefPage:
     items: list[TaskRow]
 
 
+def _series_projected(tasks: Any, flt: TaskFilter, now: datetime) -> list[tuple[Task, int]]:
+    """Open series due before a deadline window that occur in it, dated at their first occurrence
+    there (the store's rule, docs/fdr/0037), filtered like any task."""
+    after, before = flt.time_after, flt.time_before
+    if flt.time_field != "deadline" or after is None or before is None or flt.only_overdue:
+        return []
+    out = []
+    keyword = (flt.keyword or "").strip().lower()
+    for task in tasks:
+        if task.is_completed or not task.recurrence or task.deadline_at is None or task.deadline_at >= after:
+            continue
+        moment = first_in(task, after, before)
+        if moment is None or (keyword and keyword not in task.title.lower()):
+            continue
+        lead = task.urgency_threshold_at
+        shown = task.model_copy(
+            update={"deadline_at": moment, "urgency_threshold_at": lead + (moment - task.deadline_at) if lead else None}
+        )
+        eff = effective_group(shown, now=now)
+        if not flt.quadrants or eff in flt.quadrants:
+            out.append((shown, eff))
+    return out
+
+
 def reference_query(session: Session, user_id: int, flt: TaskFilter, *, now: datetime) -> RefPage:
     tasks = session.exec(select(Task).where(col(Task.user_id) == user_id)).all()
     time_attr = {"deadline": "deadline_at", "completed": "completed_at", "created": "created_at"}[flt.time_field]
@@ -231,6 +265,7 @@ def reference_query(session: Session, user_id: int, flt: TaskFilter, *, now: dat
         if keyword and keyword not in task.title.lower():
             continue
         matches.append((task, eff))
+    matches += _series_projected(tasks, flt, now)
 
     desc = flt.order == "desc"
     far = datetime.max.replace(tzinfo=UTC)
@@ -621,7 +656,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--budget", type=float, default=1.5, help="seconds per store+raw measurement (default 1.5)")
     parser.add_argument("--ref-budget", type=float, default=4.0, help="seconds per reference measurement")
+    parser.add_argument(
+        "--repeating", type=float, default=0.1, help="share of open dated tasks that repeat weekly (default 0.1)"
+    )
     args = parser.parse_args(argv)
+    REPEATING["share"] = args.repeating
     filters = select_filters(parser, args.filters)
 
     print(

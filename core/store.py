@@ -554,7 +554,7 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
     # The plain rows up to the page's end (SQL), merged with the series' rows in the filter's order.
     end = flt.offset + flt.limit
     head = _plain_page(conn, user_id, flt.model_copy(update={"offset": 0, "limit": end}), now=now)
-    merged = sorted([*head.items, *ahead], key=_order_key(flt), reverse=flt.order == "desc")
+    merged = sorted([*head.items, *ahead], key=_order_key(flt))
     return TaskPage(total=head.total + len(ahead), items=merged[flt.offset : end], total_exact=head.total_exact)
 
 
@@ -618,12 +618,17 @@ def _moved(task: Task, moment: datetime) -> datetime | None:
 
 
 def _order_key(flt: TaskFilter) -> Any:
-    far = datetime.max.replace(tzinfo=UTC)
+    """The SQL orderings in Python: ``order`` reverses the primary key only, NULL deadlines last."""
+    sign = -1 if flt.order == "desc" else 1
+
+    def when(r: TaskRow, sign: int = 1) -> tuple[bool, float]:
+        return r.deadline_at is None, sign * r.deadline_at.timestamp() if r.deadline_at else 0.0
+
     if flt.sort_by == "id":
-        return lambda r: r.id
+        return lambda r: sign * r.id
     if flt.sort_by == "priority":
-        return lambda r: (r.effective_group, r.deadline_at or far, r.id)
-    return lambda r: (r.deadline_at or far, r.effective_group, r.id)
+        return lambda r: (sign * r.effective_group, *when(r), r.id)
+    return lambda r: (*when(r, sign), r.effective_group, r.id)
 
 
 def _priority_page(reader: _Reader, flt: TaskFilter, cap: int) -> TaskPage:
