@@ -89,6 +89,7 @@ class TaskRow(NamedTuple):
     completed_at: datetime | None
     created_at: datetime
     promoted: bool
+    recurrence: str | None = None  # the stored rule (core.recurrence), None for a one-off
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ def task_row(task: Task, *, now: datetime) -> TaskRow:
         completed_at=task.completed_at,
         created_at=task.created_at,
         promoted=eff != task.priority_group,
+        recurrence=task.recurrence,
     )
 
 
@@ -437,6 +439,7 @@ def _page_select(shape: _Shape, *, one_group: bool, window: sa.BindParameter[int
             col(Task.is_completed),
             col(Task.completed_at),
             col(Task.created_at),
+            col(Task.recurrence),
         )
         .where(*conds)
         .order_by(*_ordering(shape, _TaskColumns(eff)))
@@ -505,7 +508,7 @@ class _Reader:
     def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
         t = self.read_time
         return [
-            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2])  # type: ignore[arg-type]  # created_at is NOT NULL
+            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], r[9])  # type: ignore[arg-type]  # created_at is NOT NULL
             for r in self.run(kind, **extra)
         ]
 
