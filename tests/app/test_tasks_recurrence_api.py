@@ -168,9 +168,7 @@ def test_occurrences_stop_where_the_rule_does(api: Api) -> None:
 def test_occurrences_of_a_one_off_is_its_deadline(api: Api) -> None:
     client, h = api
     once = create(client, h, title="一次", deadline_at="2026-12-01T07:00:00Z")
-    assert client.get(f"/tasks/{once['id']}/occurrences", headers=h).json() == {
-        "items": ["2026-12-01T15:00:00+08:00"]
-    }
+    assert client.get(f"/tasks/{once['id']}/occurrences", headers=h).json() == {"items": ["2026-12-01T15:00:00+08:00"]}
     later = {"after": "2026-12-02T00:00:00+08:00"}
     assert client.get(f"/tasks/{once['id']}/occurrences", headers=h, params=later).json() == {"items": []}
     undated = create(client, h, title="无期限")
