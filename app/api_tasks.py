@@ -360,7 +360,7 @@ class Occurrences(BaseModel):
     items: list[datetime] = Field(
         description="The task's occurrences later than `after`, ascending: a repeating task's by its rule, "
         "in the rule's timezone; a one-off's only its deadline (when later than `after`), in the user's; "
-        "none for a task without a deadline."
+        "none for a task without a deadline or a completed one."
     )
 
 
@@ -378,6 +378,8 @@ def occurrences(
     task = get_task(session, user.id, task_id)
     if task is None:
         raise _not_found(task_id)
+    if task.is_completed:  # done (a series over): nothing is coming
+        return Occurrences(items=[])
     since = after or state.clock()
     rec = rule_of(task)
     if rec is not None:

@@ -173,6 +173,16 @@ def test_occurrences_of_a_one_off_is_its_deadline(api: Api) -> None:
     assert client.get(f"/tasks/{once['id']}/occurrences", headers=h, params=later).json() == {"items": []}
     undated = create(client, h, title="无期限")
     assert client.get(f"/tasks/{undated['id']}/occurrences", headers=h).json() == {"items": []}
+    client.post(f"/tasks/{once['id']}/complete", headers=h)
+    assert client.get(f"/tasks/{once['id']}/occurrences", headers=h).json() == {"items": []}  # done
+
+
+def test_a_series_marked_done_has_nothing_coming(api: Api) -> None:
+    client, h = api
+    task = weekly(client, h)
+    r = client.patch(f"/tasks/{task['id']}", headers=h, json={"is_completed": True})
+    assert r.status_code == 200 and r.json()["is_completed"]
+    assert client.get(f"/tasks/{task['id']}/occurrences", headers=h).json() == {"items": []}
 
 
 @pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"after": "2026-12-01"}])
