@@ -296,3 +296,46 @@ def test_what_the_document_accepts_the_server_answers(doc: dict[str, Any], harne
     assert chat_validator(doc).is_valid(body)
     with harness.client() as client:
         assert client.post("/v1/chat/completions", json=body).status_code == 200
+
+
+# --- repeating tasks: the rule's grammar as far as JSON Schema can say it ---------------------------
+
+
+def test_the_rule_is_declared_and_the_stored_form_is_not(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
+    for body in ("TaskCreateRequest", "TaskUpdateRequest"):
+        rec = schemas[body]["properties"]["recurrence"]
+        assert rec["anyOf"] == [{"$ref": "#/components/schemas/RecurrenceIn"}, {"type": "null"}], body
+    rule = schemas["RecurrenceIn"]["properties"]["rule"]
+    assert rule["maxLength"] == recurrence.MAX_RULE_CHARS
+    beyond = ("FREQ is required", f"COUNT 1..{recurrence.MAX_COUNT}", "not both COUNT and UNTIL", "needs a deadline")
+    assert all(words in rule["description"] for words in beyond), rule["description"]
+    assert schemas["RecurrenceIn"]["required"] == ["rule"]
+    public = schemas["TaskPublic"]["properties"]["recurrence"]["anyOf"][0]
+    assert public == {"$ref": "#/components/schemas/RecurrencePublic"}
+    # The internal create/update (a stored-form string) never reaches the document.
+    assert "TaskCreate" not in schemas and "TaskUpdate" not in schemas
+
+
+RULES_BY_PATTERN = {
+    "FREQ=WEEKLY;BYDAY=MO": True,
+    "RRULE:FREQ=MONTHLY;BYDAY=-1FR": True,
+    "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1": True,
+    "FREQ=DAILY;X-DAYS=CN-WORKDAY": True,
+    "FREQ=HOURLY": False,
+    "freq=daily": False,
+    "FREQ=DAILY;": False,
+    "FREQ=WEEKLY;BYDAY=-MO": False,
+    "FREQ = DAILY": False,
+    "": False,
+}
+
+
+@pytest.mark.parametrize(("rule", "fits"), list(RULES_BY_PATTERN.items()), ids=list(RULES_BY_PATTERN))
+def test_the_rule_pattern_is_the_servers(doc: dict[str, Any], harness: Any, rule: str, fits: bool) -> None:
+    schema = {"$ref": "#/components/schemas/RecurrenceIn", "components": doc["components"]}
+    assert jsonschema.Draft202012Validator(schema).is_valid({"rule": rule}) is fits
+    body = {"title": "规则", "deadline_at": "2026-12-07T09:00:00+08:00", "recurrence": {"rule": rule}}
+    with harness.client() as client:
+        r = client.post("/tasks", json=body)
+    assert r.status_code == (201 if fits else 400), r.text
