@@ -166,7 +166,7 @@ def _stored_rule(rule: str, deadline: datetime | None, tz: str) -> str:
     try:
         return recurrence.make(rule, start=deadline, tz=tz).to_ical()
     except recurrence.RuleError as exc:
-        raise BadRequest(f"Invalid recurrence rule: {exc}.", param="recurrence.rule") from exc
+        raise BadRequest(f"Invalid value for 'recurrence.rule': {exc}", param="recurrence.rule") from exc
 
 
 def _task_create(body: TaskCreateRequest, tz: str) -> TaskCreate:

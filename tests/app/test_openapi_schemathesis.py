@@ -193,6 +193,7 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body | keyed
     assert declared[("GET", "/tasks")] == {"200", "400", "401", "500", "503"} | read
     assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500", "503"} | read
+    assert declared[("GET", "/tasks/{task_id}/occurrences")] == {"200", "400", "401", "404", "500", "503"} | read
     assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"} | write | keyed
     assert declared[("GET", "/v1/models")] == {"200", "401", "500", "503"} | read
     assert declared[("GET", "/healthz")] == {"200", "500"} | read
