@@ -95,9 +95,9 @@ _PART = "|".join(
 )
 RULE_TEXT = f"^(RRULE:)?({_PART})(;({_PART}))*$"
 RULE_HELP = (
-    "An RRULE value (RFC 5545), e.g. FREQ=WEEKLY;BYDAY=MO, optionally after 'RRULE:'; its first "
-    "occurrence is the task's deadline, read in the user's timezone (X-Suikou-Timezone), so a "
-    "repeating task needs a deadline. The pattern gives the parts and their values; beyond it: FREQ "
+    "An RRULE value (RFC 5545), e.g. FREQ=WEEKLY;BYDAY=MO, optionally after 'RRULE:'; the schedule "
+    "starts at the task's deadline (DTSTART), read in the user's timezone (X-Suikou-Timezone): its time "
+    "of day is every occurrence's, so a repeating task needs a deadline. The pattern gives the parts and their values; beyond it: FREQ "
     f"is required, no part twice, INTERVAL 1..{recurrence.MAX_INTERVAL}, COUNT 1..{recurrence.MAX_COUNT}, "
     "not both COUNT and UNTIL, X-TERM a solar term in pinyin (e.g. DONGZHI) with FREQ=YEARLY, no "
     "INTERVAL with RSCALE=CHINESE, and the rule must occur from the deadline on. A rule that breaks "
