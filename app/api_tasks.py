@@ -12,16 +12,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Annotated, Any, Literal
+from zoneinfo import ZoneInfo
 
 from fastapi import APIRouter, Depends, Header, Path, Query, Request, status
 from fastapi.responses import Response
-from pydantic import BaseModel, Field, WithJsonSchema
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema
 from sqlmodel import col, select
 
-from app.deps import CurrentUser, SessionDep, StateDep
+from app.deps import CurrentUser, SessionDep, StateDep, TimezoneDep
 from app.errors import BadRequest, NotFound, error_responses
 from app.state import AppState
-from core import writes
+from core import recurrence, writes
 from core.models import (
     PLAIN_TEXT,
     TEXT_RULES,
@@ -30,11 +31,15 @@ from core.models import (
     Flag,
     Task,
     TaskCreate,
+    TaskCreateFields,
     TaskPublic,
     TaskUpdate,
+    TaskUpdateFields,
     User,
+    text_fits,
     text_rules,
 )
+from core.series import rule_of
 from core.store import TOTAL_CAP, TaskFilter, get_task, query_tasks
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
@@ -57,6 +62,129 @@ BODY_ERRORS = error_responses(400, 401, 409, 413, 415, 500, 503)
 ONE_TASK_ERRORS = error_responses(400, 401, 404, 500, 503)
 ONE_TASK_WRITE_ERRORS = error_responses(400, 401, 404, 409, 500, 503)
 ONE_TASK_BODY_ERRORS = error_responses(400, 401, 404, 409, 413, 415, 500, 503)
+
+
+# --- repeating tasks: the rule as REST clients send it ---------------------------------------------
+
+# Each RRULE part Suikou keeps, with its value's grammar (RFC 5545 §3.3.10, RFC 7529's RSCALE and
+# SKIP, and core.recurrence's X- extensions), as JSON Schema can say it. Upper case, as the RFC
+# writes it and as a task's rule reads back. What a pattern cannot say is checked by
+# core.recurrence.make, listed in RULE_HELP.
+_WEEKDAY = "(MO|TU|WE|TH|FR|SA|SU)"
+_RULE_VALUES = {
+    "FREQ": "(DAILY|WEEKLY|MONTHLY|YEARLY)",
+    "INTERVAL": "[0-9]{1,3}",
+    "COUNT": "[0-9]{1,4}",
+    "UNTIL": "[0-9]{8}(T[0-9]{6}Z?)?",
+    "BYDAY": f"([+-]?([1-9]|[1-4][0-9]|5[0-3]))?{_WEEKDAY}",
+    "BYMONTHDAY": "[+-]?([1-9]|[12][0-9]|3[01])",
+    "BYMONTH": "([1-9]|1[0-2])",
+    "BYSETPOS": "[+-]?[1-9][0-9]{0,2}",
+    "BYYEARDAY": "[+-]?[1-9][0-9]{0,2}",
+    "BYWEEKNO": "[+-]?([1-9]|[1-4][0-9]|5[0-3])",
+    "WKST": _WEEKDAY,
+    "RSCALE": "(CHINESE|GREGORIAN)",
+    "SKIP": "(OMIT|BACKWARD|FORWARD)",
+    "X-DAYS": "(CN-WORKDAY|CN-RESTDAY|CN-AFTER-HOLIDAY)",
+    "X-TERM": "[A-Z]{2,16}",
+    "X-FROM": "COMPLETION",
+}
+_LISTS = frozenset(["BYDAY", "BYMONTHDAY", "BYMONTH", "BYSETPOS", "BYYEARDAY", "BYWEEKNO"])
+_PART = "|".join(
+    f"{name}={value}(,{value})*" if name in _LISTS else f"{name}={value}" for name, value in _RULE_VALUES.items()
+)
+RULE_TEXT = f"^(RRULE:)?({_PART})(;({_PART}))*$"
+RULE_HELP = (
+    "An RRULE value (RFC 5545), e.g. FREQ=WEEKLY;BYDAY=MO, optionally after 'RRULE:'; the schedule "
+    "starts at the task's deadline (DTSTART), read in the user's timezone (X-Suikou-Timezone): its time "
+    "of day is every occurrence's, so a repeating task needs a deadline. The pattern gives the parts and their values; beyond it: FREQ "
+    f"is required, no part twice, INTERVAL 1..{recurrence.MAX_INTERVAL}, COUNT 1..{recurrence.MAX_COUNT}, "
+    "not both COUNT and UNTIL, X-TERM a solar term in pinyin (e.g. DONGZHI) with FREQ=YEARLY, no "
+    "INTERVAL with RSCALE=CHINESE, and the rule must occur from the deadline on. A rule that breaks "
+    "one is a 400 naming it."
+)
+
+
+def _rule_problem(value: str) -> str:
+    """Why a rule fails the pattern, in the rule engine's words when it has some (FREQ=HOURLY)."""
+    try:
+        recurrence.make(value, start=datetime(2026, 1, 1), tz="UTC")
+    except recurrence.RuleError as exc:
+        return str(exc)
+    return "must be an RRULE value in upper case, NAME=VALUE parts separated by ';'"
+
+
+def _rule_text(value: str) -> str:
+    if not text_fits(RULE_TEXT, value):
+        raise ValueError(_rule_problem(value))
+    return value
+
+
+RuleText = Annotated[
+    str,
+    Field(max_length=recurrence.MAX_RULE_CHARS),
+    AfterValidator(_rule_text),
+    WithJsonSchema(
+        {"type": "string", "maxLength": recurrence.MAX_RULE_CHARS, "pattern": RULE_TEXT, "description": RULE_HELP}
+    ),
+]
+
+
+class RecurrenceIn(BaseModel):
+    """A repeating task's rule as a client sends it."""
+
+    rule: RuleText
+    text: str | None = Field(
+        default=None,
+        max_length=TITLE_MAX,
+        description="Ignored: accepted so that a task's `recurrence` as read can be sent back as it is.",
+    )
+
+
+class TaskCreateRequest(TaskCreateFields):
+    """The body of POST /tasks."""
+
+    recurrence: RecurrenceIn | None = Field(
+        default=None, description="Makes the task repeat; null or absent: a one-off."
+    )
+
+
+class TaskUpdateRequest(TaskUpdateFields):
+    """The body of PATCH /tasks/{task_id}: only the fields sent are changed."""
+
+    recurrence: RecurrenceIn | None = Field(
+        default=None,
+        description="A new rule (from the task's deadline, as given here or as it is); null ends the "
+        "repetition; absent leaves it. A repeating task's deadline can't be cleared while it repeats.",
+    )
+
+
+def _stored_rule(rule: str, deadline: datetime | None, tz: str) -> str:
+    """The stored form of a client's rule from ``deadline`` in the user's zone, or a 400 naming why not."""
+    if deadline is None:
+        raise BadRequest("A repeating task needs a deadline: set deadline_at as well.", param="recurrence")
+    try:
+        return recurrence.make(rule, start=deadline, tz=tz).to_ical()
+    except recurrence.RuleError as exc:
+        raise BadRequest(f"Invalid value for 'recurrence.rule': {exc}", param="recurrence.rule") from exc
+
+
+def _task_create(body: TaskCreateRequest, tz: str) -> TaskCreate:
+    rule = _stored_rule(body.recurrence.rule, body.deadline_at, tz) if body.recurrence is not None else None
+    return TaskCreate(**body.model_dump(exclude={"recurrence"}), recurrence=rule)
+
+
+def _task_update(body: TaskUpdateRequest, task: Task, tz: str) -> TaskUpdate:
+    fields = body.model_dump(exclude_unset=True, exclude={"recurrence"})
+    deadline = body.deadline_at if "deadline_at" in body.model_fields_set else task.deadline_at
+    if "recurrence" in body.model_fields_set:
+        fields["recurrence"] = _stored_rule(body.recurrence.rule, deadline, tz) if body.recurrence else None
+    elif deadline is None and task.recurrence is not None:
+        raise BadRequest(
+            "A repeating task needs a deadline: send recurrence null as well to end the repetition.",
+            param="deadline_at",
+        )
+    return TaskUpdate(**fields)
 
 
 class TaskList(BaseModel):
@@ -200,15 +328,21 @@ def _prior(w: writes.Writer, user_id: int) -> tuple[Task, int | None]:
     responses={**BODY_ERRORS, **_created(201)},
 )
 def create(
-    body: TaskCreate, user: CurrentUser, state: StateDep, response: Response, attempt: AttemptDep
+    body: TaskCreateRequest,
+    user: CurrentUser,
+    state: StateDep,
+    response: Response,
+    attempt: AttemptDep,
+    tz: TimezoneDep,
 ) -> TaskWritten:
     assert user.id is not None
     now = state.clock()
+    data = _task_create(body, tz)
     with writes.writing(state.session, attempt.author(user.id, now)) as w:
         if w.copy:
             task, change_id = _prior(w, user.id)
         else:
-            task = w.create(body)
+            task = w.create(data)
             change_id = w.change_ids[0]
     return _answer(task, change_id, now, response)
 
@@ -220,6 +354,40 @@ def read(task_id: TaskId, session: SessionDep, user: CurrentUser, state: StateDe
     if task is None:
         raise _not_found(task_id)
     return TaskPublic.from_task(task, now=state.clock())
+
+
+class Occurrences(BaseModel):
+    items: list[datetime] = Field(
+        description="The task's occurrences later than `after`, ascending: a repeating task's by its rule, "
+        "in the rule's timezone; a one-off's only its deadline (when later than `after`), in the user's; "
+        "none for a task without a deadline or a completed one."
+    )
+
+
+@router.get("/{task_id}/occurrences", response_model=Occurrences, responses=ONE_TASK_ERRORS)
+def occurrences(
+    task_id: TaskId,
+    session: SessionDep,
+    user: CurrentUser,
+    state: StateDep,
+    tz: TimezoneDep,
+    after: Annotated[ClientDateTime | None, Query(description="Only occurrences later than this; default now.")] = None,
+    limit: Annotated[int, Query(ge=1, le=100)] = 10,
+) -> Occurrences:
+    assert user.id is not None
+    task = get_task(session, user.id, task_id)
+    if task is None:
+        raise _not_found(task_id)
+    if task.is_completed:  # done (a series over): nothing is coming
+        return Occurrences(items=[])
+    since = after or state.clock()
+    rec = rule_of(task)
+    if rec is not None:
+        return Occurrences(items=recurrence.occurrences(rec, after=since, limit=limit))
+    deadline = task.deadline_at
+    if deadline is None or deadline <= since:
+        return Occurrences(items=[])
+    return Occurrences(items=[deadline.astimezone(ZoneInfo(tz))])
 
 
 def _write_one(
@@ -242,13 +410,16 @@ def _write_one(
 @router.patch("/{task_id}", response_model=TaskWritten, responses={**ONE_TASK_BODY_ERRORS, **_created(200)})
 def update(
     task_id: TaskId,
-    body: TaskUpdate,
+    body: TaskUpdateRequest,
     user: CurrentUser,
     state: StateDep,
     response: Response,
     attempt: AttemptDep,
+    tz: TimezoneDep,
 ) -> TaskWritten:
-    task, change_id, now = _write_one(task_id, user, state, attempt, lambda w, t: w.update(t, body))
+    task, change_id, now = _write_one(
+        task_id, user, state, attempt, lambda w, t: w.update(t, _task_update(body, t, tz))
+    )
     return _answer(task, change_id, now, response)
 
 

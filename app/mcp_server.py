@@ -137,8 +137,8 @@ def _group(number: int) -> str:
 
 
 def _task_line(task: dict[str, Any]) -> str:
-    """One task: id, title, deadline (in the user's offset), group (and the group set, when raised)
-    and whether it is done, overdue or open."""
+    """One task: id, title, deadline (in the user's offset), group (and the group set, when raised),
+    its rule when it repeats, and whether it is done, overdue or open."""
     parts = [f"#{task['id']} {task['title']}", f"deadline {task.get('deadline_at') or 'none'}"]
     group = _group(task["effective_group"])
     if task.get("promoted"):
@@ -146,6 +146,8 @@ def _task_line(task: dict[str, Any]) -> str:
     parts.append(group)
     if task.get("urgency_threshold_at"):
         parts.append(f"rises at {task['urgency_threshold_at']}")
+    if rule := task.get("recurrence"):
+        parts.append(f"repeats {rule['text']} ({rule['rule']})")
     status = _STATUS[bool(task["is_completed"]), bool(task["overdue"]) and not task["is_completed"]]
     if task.get("completed_at"):
         status += f" {task['completed_at']}"

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from core.locale import Locale
-from core.models import is_overdue
+from core.models import is_overdue, public_recurrence
 
 if TYPE_CHECKING:
     from core.store import TaskRow
@@ -69,8 +69,10 @@ def format_when(moment: datetime, tz: str, now: datetime | None = None, locale: 
     )
 
 
-def task_record(row: TaskRow, now: datetime) -> dict[str, Any]:
-    """One task as structured data (an action's ``Answer.data``): JSON-ready, times in RFC 3339."""
+def task_record(row: TaskRow, now: datetime, locale: Locale = "zh") -> dict[str, Any]:
+    """One task as structured data (an action's ``Answer.data``): JSON-ready, times in RFC 3339;
+    ``recurrence`` is ``{"rule", "text"}`` for a repeating task (text in ``locale``), else None."""
+    rule = public_recurrence(row.recurrence, locale)
     return {
         "id": row.id,
         "title": row.title,
@@ -80,4 +82,5 @@ def task_record(row: TaskRow, now: datetime) -> dict[str, Any]:
         "deadline_at": row.deadline_at.isoformat() if row.deadline_at else None,
         "overdue": is_overdue(row.deadline_at, row.is_completed, now),
         "is_completed": row.is_completed,
+        "recurrence": rule.model_dump() if rule is not None else None,
     }

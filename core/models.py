@@ -64,6 +64,8 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from core.locale import Locale
+
 TITLE_MAX = 500
 
 
@@ -296,21 +298,14 @@ def _stored_recurrence(value: str | None) -> str | None:
     return Recurrence.from_ical(value).to_ical()
 
 
-class TaskCreate(TaskBase):
-    """What a client may set when creating a task (validated; datetimes must be aware).
-
-    ``recurrence`` is the stored form of a rule (surfaces build it from what their clients say)."""
+class TaskCreateFields(TaskBase):
+    """What any client may set when creating a task (validated; datetimes must be aware): the body of
+    every surface's create, each adding its own shape of the rule (REST: app/api_tasks.py)."""
 
     title: ClientTitle
     priority_group: Group = 2
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
-    recurrence: str | None = None
-
-    @field_validator("recurrence")
-    @classmethod
-    def _rule(cls, value: str | None) -> str | None:
-        return _stored_recurrence(value)
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -326,7 +321,21 @@ class TaskCreate(TaskBase):
         return value
 
 
-class TaskUpdate(SQLModel):
+class TaskCreate(TaskCreateFields):
+    """A create as the write path takes it (core.writes.Writer.create).
+
+    ``recurrence`` is the stored form of a rule (surfaces build it from what their clients say); it is
+    never in a client's schema."""
+
+    recurrence: str | None = None
+
+    @field_validator("recurrence")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _stored_recurrence(value)
+
+
+class TaskUpdateFields(SQLModel):
     """A partial update: only fields explicitly set are applied (``model_dump(exclude_unset=True)``).
 
     Setting ``deadline_at``/``urgency_threshold_at`` to ``None`` clears it. Completion is changed
@@ -338,12 +347,6 @@ class TaskUpdate(SQLModel):
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
     is_completed: Flag | None = None
-    recurrence: str | None = None  # the stored form of a rule; None ends the repetition
-
-    @field_validator("recurrence")
-    @classmethod
-    def _rule(cls, value: str | None) -> str | None:
-        return _stored_recurrence(value)
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -359,6 +362,41 @@ class TaskUpdate(SQLModel):
         if not value:
             raise ValueError("title must not be blank")
         return value
+
+
+class TaskUpdate(TaskUpdateFields):
+    """An update as the write path takes it (core.writes.Writer.update); ``recurrence`` as in
+    :class:`TaskCreate`, None ending the repetition."""
+
+    recurrence: str | None = None
+
+    @field_validator("recurrence")
+    @classmethod
+    def _rule(cls, value: str | None) -> str | None:
+        return _stored_recurrence(value)
+
+
+class RecurrencePublic(SQLModel):
+    """A repeating task's rule as clients read it."""
+
+    rule: str = Field(
+        description="The RRULE value, e.g. FREQ=WEEKLY;BYDAY=MO (DTSTART is the schedule's first deadline)."
+    )
+    text: str = Field(description="The rule in words, e.g. 每周一 09:00.")
+
+
+def public_recurrence(stored: str | None, locale: Locale = "zh") -> RecurrencePublic | None:
+    """A stored rule as clients read it; None for a one-off (or a stored rule this version can't read,
+    as core.series.rule_of treats it)."""
+    if not stored:
+        return None
+    from core import recurrence  # the engine imports dateutil: on first use only
+
+    try:
+        rec = recurrence.Recurrence.from_ical(stored)
+    except recurrence.RuleError:
+        return None
+    return RecurrencePublic(rule=rec.rule, text=recurrence.describe(rec, locale))
 
 
 # Read-time urgency promotion (brief §1): stored groups 2 and 4 read one group more urgent once
@@ -396,9 +434,13 @@ class TaskPublic(TaskBase):
     effective_group: int
     promoted: bool
     overdue: bool
+    recurrence: RecurrencePublic | None = Field(
+        default=None,
+        description="The rule of a repeating task (its deadline is the next open occurrence); null for a one-off.",
+    )
 
     @classmethod
-    def from_task(cls, task: Task, *, now: datetime) -> TaskPublic:
+    def from_task(cls, task: Task, *, now: datetime, locale: Locale = "zh") -> TaskPublic:
         eff = effective_group(task, now=now)
         assert task.id is not None
         return cls(
@@ -414,6 +456,7 @@ class TaskPublic(TaskBase):
             effective_group=eff,
             promoted=eff != task.priority_group,
             overdue=is_overdue(task.deadline_at, task.is_completed, now),
+            recurrence=public_recurrence(task.recurrence, locale),
         )
 
 
@@ -434,19 +477,23 @@ __all__ = [
     "ClientTitle",
     "Flag",
     "Group",
+    "RecurrencePublic",
     "ServiceSecret",
     "Task",
     "TaskBase",
     "TaskChange",
     "TaskCreate",
+    "TaskCreateFields",
     "TaskPublic",
     "TaskTitleGram",
     "TaskUpdate",
+    "TaskUpdateFields",
     "UTCDateTime",
     "User",
     "WriteAttempt",
     "effective_group",
     "is_overdue",
+    "public_recurrence",
     "storable",
     "text_fits",
     "text_problem",

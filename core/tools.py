@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field, PrivateAttr
 from sqlmodel import Session
 
 from core import writes
-from core.models import Task, TaskPublic
+from core.models import RecurrencePublic, Task, TaskPublic
 from core.turn import Turn
 from core.writes import Writer
 
@@ -90,6 +90,9 @@ class TaskItem(BaseModel):
     deadline_at: str | None = Field(description="RFC 3339, or null when the task has no deadline.")
     overdue: bool
     is_completed: bool
+    recurrence: RecurrencePublic | None = Field(
+        default=None, description="A repeating task's rule and its words; null for a one-off."
+    )
 
 
 class WriteResult(BaseModel):

@@ -12,6 +12,14 @@ Every `user` message must have content (a string that is not blank, or some part
 states it. One rule is beyond JSON Schema and so beyond the generator: the last `user` message's
 parts must be text, with some words. The document says so in words; `last_user_message_has_text`
 keeps the positive cases to it (negative cases are sent as generated).
+
+The second rule beyond JSON Schema: a task's `recurrence.rule` must be one `core.recurrence.make`
+accepts from the task's deadline (FREQ given once, INTERVAL and COUNT in range, not COUNT with
+UNTIL, occurring at all; the pattern says only which parts and values), and a repeating task needs a
+deadline. The `rule` description says so; `rule_is_accepted` keeps positive cases to rules `make`
+takes from the body's own deadline, and leaves out a positive PATCH that sets a rule without a
+deadline, or clears the deadline without ending the repetition: whether that is valid depends on
+the task as stored, which the generator can't see.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import time
+from datetime import datetime
 from typing import Any
 
 import jsonschema
@@ -29,8 +38,10 @@ from schemathesis.engine import events, from_schema
 
 from app.main import create_app
 from app.wire import TEXT_PART_TYPES
+from core import recurrence
 
 SEED = 20261201
+TIMEZONE = "Asia/Shanghai"  # the harness's default zone: a rule's deadline is read in it
 MAX_EXAMPLES = 40
 # Generous: the check is on so that a pathological slowdown fails, not to benchmark a busy machine.
 MAX_RESPONSE_TIME_S = 10.0
@@ -55,6 +66,30 @@ def last_user_message_has_text(_context: Any, case: schemathesis.Case) -> bool:
     return not users or _has_text(users[-1].get("content"))
 
 
+def _rule_takes(rule: Any, deadline: Any, tz: str) -> bool:
+    if not isinstance(rule, str) or not isinstance(deadline, str):
+        return False
+    try:
+        recurrence.make(rule, start=datetime.fromisoformat(deadline), tz=tz)
+    except (recurrence.RuleError, ValueError):
+        return False
+    return True
+
+
+def rule_is_accepted(_context: Any, case: schemathesis.Case) -> bool:
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return True
+    body = case.body if isinstance(case.body, dict) else None
+    if body is None or not case.path.startswith("/tasks") or case.method.upper() not in ("POST", "PATCH"):
+        return True
+    rec = body.get("recurrence")
+    if isinstance(rec, dict):
+        headers = {k.lower(): v for k, v in (case.headers or {}).items()}
+        return _rule_takes(rec.get("rule"), body.get("deadline_at"), headers.get("x-suikou-timezone", TIMEZONE))
+    clears_deadline = "deadline_at" in body and body["deadline_at"] is None
+    return not (case.method.upper() == "PATCH" and clears_deadline and "recurrence" not in body)
+
+
 def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str], float]:
     """Every phase and check against the app: the operations tested, the failures and errors found,
     and the run time."""
@@ -75,6 +110,7 @@ def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str]
     )
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
     schema.hook("filter_case")(last_user_message_has_text)
+    schema.hook("filter_case")(rule_is_accepted)
     failures: dict[tuple[str, str, str], str] = {}
     errors: list[str] = []
     tested: set[str] = set()
@@ -157,6 +193,7 @@ def test_statuses_each_operation_can_answer(doc: dict[str, Any]) -> None:
     assert declared[("POST", "/tasks/{task_id}/complete")] == {"200", "404"} | with_body | keyed
     assert declared[("GET", "/tasks")] == {"200", "400", "401", "500", "503"} | read
     assert declared[("GET", "/tasks/{task_id}")] == {"200", "400", "401", "404", "500", "503"} | read
+    assert declared[("GET", "/tasks/{task_id}/occurrences")] == {"200", "400", "401", "404", "500", "503"} | read
     assert declared[("DELETE", "/tasks/{task_id}")] == {"204", "400", "401", "404", "500", "503"} | write | keyed
     assert declared[("GET", "/v1/models")] == {"200", "401", "500", "503"} | read
     assert declared[("GET", "/healthz")] == {"200", "500"} | read
@@ -203,9 +240,9 @@ def test_task_bounds_are_declared(doc: dict[str, Any]) -> None:
     for name in ("time_after", "time_before"):
         when = params[name]["anyOf"][0]
         assert when["format"] == "date-time" and when["pattern"].startswith("^(19[7-9][0-9]|2[01][0-9]{2}|2200)-")
-    title = schemas["TaskCreate"]["properties"]["title"]
+    title = schemas["TaskCreateRequest"]["properties"]["title"]
     assert title["minLength"] == 1 and title["maxLength"] == 500 and "\\u3000" in title["pattern"]
-    group = schemas["TaskCreate"]["properties"]["priority_group"]
+    group = schemas["TaskCreateRequest"]["properties"]["priority_group"]
     assert (group["minimum"], group["maximum"]) == (1, 4)
     task_id = next(p for p in doc["paths"]["/tasks/{task_id}"]["get"]["parameters"] if p["name"] == "task_id")
     assert (task_id["schema"]["minimum"], task_id["schema"]["maximum"]) == (1, 2**31 - 1)
@@ -260,3 +297,46 @@ def test_what_the_document_accepts_the_server_answers(doc: dict[str, Any], harne
     assert chat_validator(doc).is_valid(body)
     with harness.client() as client:
         assert client.post("/v1/chat/completions", json=body).status_code == 200
+
+
+# --- repeating tasks: the rule's grammar as far as JSON Schema can say it ---------------------------
+
+
+def test_the_rule_is_declared_and_the_stored_form_is_not(doc: dict[str, Any]) -> None:
+    schemas = doc["components"]["schemas"]
+    for body in ("TaskCreateRequest", "TaskUpdateRequest"):
+        rec = schemas[body]["properties"]["recurrence"]
+        assert rec["anyOf"] == [{"$ref": "#/components/schemas/RecurrenceIn"}, {"type": "null"}], body
+    rule = schemas["RecurrenceIn"]["properties"]["rule"]
+    assert rule["maxLength"] == recurrence.MAX_RULE_CHARS
+    beyond = ("FREQ is required", f"COUNT 1..{recurrence.MAX_COUNT}", "not both COUNT and UNTIL", "needs a deadline")
+    assert all(words in rule["description"] for words in beyond), rule["description"]
+    assert schemas["RecurrenceIn"]["required"] == ["rule"]
+    public = schemas["TaskPublic"]["properties"]["recurrence"]["anyOf"][0]
+    assert public == {"$ref": "#/components/schemas/RecurrencePublic"}
+    # The internal create/update (a stored-form string) never reaches the document.
+    assert "TaskCreate" not in schemas and "TaskUpdate" not in schemas
+
+
+RULES_BY_PATTERN = {
+    "FREQ=WEEKLY;BYDAY=MO": True,
+    "RRULE:FREQ=MONTHLY;BYDAY=-1FR": True,
+    "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1": True,
+    "FREQ=DAILY;X-DAYS=CN-WORKDAY": True,
+    "FREQ=HOURLY": False,
+    "freq=daily": False,
+    "FREQ=DAILY;": False,
+    "FREQ=WEEKLY;BYDAY=-MO": False,
+    "FREQ = DAILY": False,
+    "": False,
+}
+
+
+@pytest.mark.parametrize(("rule", "fits"), list(RULES_BY_PATTERN.items()), ids=list(RULES_BY_PATTERN))
+def test_the_rule_pattern_is_the_servers(doc: dict[str, Any], harness: Any, rule: str, fits: bool) -> None:
+    schema = {"$ref": "#/components/schemas/RecurrenceIn", "components": doc["components"]}
+    assert jsonschema.Draft202012Validator(schema).is_valid({"rule": rule}) is fits
+    body = {"title": "规则", "deadline_at": "2026-12-07T09:00:00+08:00", "recurrence": {"rule": rule}}
+    with harness.client() as client:
+        r = client.post("/tasks", json=body)
+    assert r.status_code == (201 if fits else 400), r.text
