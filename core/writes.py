@@ -120,10 +120,18 @@ class Writer:
         return task
 
     def update(self, task: Task, data: TaskUpdate) -> int | None:
-        """Sets the fields given in ``data``; the change id, or None when nothing changed."""
+        """Sets the fields given in ``data``; the change id, or None when nothing changed.
+
+        Setting ``is_completed`` on an open repeating task completes its occurrence, as
+        :meth:`complete` does (the other fields are set first): one way to finish, whatever the surface."""
         self._check()
         self._own(task)
         assert task.id is not None
+        fields = data.model_dump(exclude_unset=True)
+        if fields.get("is_completed") is True and not task.is_completed and series.rule_of(task) is not None:
+            rest = {k: v for k, v in fields.items() if k != "is_completed"}
+            first = self.update(task, TaskUpdate.model_validate(rest)) if rest else None
+            return self.complete(task, True) or first
         before = changes.snapshot(task)
         store.apply_update(self.session, task, data, now=self.by.now)
         if changes.snapshot(task) == before:

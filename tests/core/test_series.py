@@ -186,3 +186,20 @@ def test_a_series_that_does_not_occur_in_the_window_is_not_shown(new_session: Ca
     _series(new_session, user, rule=_weekly("FREQ=WEEKLY;BYDAY=MO;COUNT=1"))
     after, before = datetime(2026, 12, 14, tzinfo=SH), datetime(2026, 12, 20, 23, 59, 59, tzinfo=SH)
     assert _window(new_session, user, after, before) == [0]
+
+
+def test_setting_is_completed_on_a_series_completes_its_occurrence(new_session: Callable[[], Session]) -> None:
+    from core.models import TaskUpdate
+
+    with new_session() as s:
+        user = _user(s)
+    task_id = _series(new_session, user)
+    with writes.writing(new_session, writes.author(user, THU, "rest")) as w:
+        task = w.lock(task_id)
+        assert task is not None
+        w.update(task, TaskUpdate(title="交周报（部门）", is_completed=True))
+    moved = _task(new_session, task_id)
+    assert (moved.title, moved.is_completed, moved.deadline_at) == ("交周报（部门）", False, MON + timedelta(days=7))
+    with new_session() as s:
+        done = s.exec(select(Task).where(col(Task.is_completed).is_(True))).all()
+    assert [(t.title, t.deadline_at) for t in done] == [("交周报（部门）", MON.astimezone(UTC))]
