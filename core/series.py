@@ -106,6 +106,16 @@ def first_in(task: Task, after: datetime, before: datetime) -> datetime | None:
     return found if found is not None and found <= before else None
 
 
+def rule_of_stored(stored: str | None) -> recurrence.Recurrence | None:
+    """A stored rule read back; None for none or a rule this version can't read."""
+    if not stored:
+        return None
+    try:
+        return recurrence.Recurrence.from_ical(stored)
+    except recurrence.RuleError:
+        return None
+
+
 def rule_words(stored: str | None, locale: Locale) -> str | None:
     """A stored rule in words ("每周一 09:00"); None for a one-off or a rule this version can't read."""
     if not stored:

@@ -6,7 +6,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from core import changes
+from core import changes, recurrence, series
 from core.display import format_when
 from core.graphrun import run_nodes
 from core.locale import Locale
@@ -138,6 +138,9 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
     zone = ZoneInfo(turn.tz)
     # An estimate the user said is shown as not saved, as the confirmation says.
     unsaved = {"estimate_unsaved": draft.estimate_text} if draft.estimate_text else {}
+    if state.unread_repeat:  # said, not readable: the note would be written once, and say so
+        unsaved["repeat_unread"] = state.unread_repeat
+    rule = series.rule_of_stored(state.recurrence)
     return {
         "title": draft.title,
         "priority_group": state.priority_group,
@@ -145,6 +148,7 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
         "urgency_threshold_at": (
             state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
         ),
+        "recurrence": {"rule": rule.rule, "text": recurrence.describe(rule, turn.locale)} if rule else None,
         **unsaved,
     }
 
@@ -155,6 +159,10 @@ async def propose_note(turn: Turn) -> str:
     title = note["title"] or turn.text.strip()
     deadline = note["deadline_at"]
     when = format_when(datetime.fromisoformat(deadline), turn.tz, turn.now, turn.locale) if deadline else None
+    if note.get("recurrence"):  # "（12月9日 周三 23:59，每月农历初一）"
+        when = (
+            f"{when}，{note['recurrence']['text']}" if turn.locale == "zh" else f"{when}, {note['recurrence']['text']}"
+        )
     if turn.locale == "en":
         return f"Shall I note “{title}”" + (f" ({when})?" if when else "?")
     return f"要我记下「{title}」" + (f"（{when}）吗？" if when else "吗？")

@@ -84,3 +84,23 @@ async def test_a_question_with_a_repetition_word_is_not_a_note(harness: Harness)
     answer = await harness.ask("每周一都有什么要做的？")
     assert answer.action != "quick_note_create"
     assert harness.tasks() == []
+
+
+async def test_explain_reports_the_rule_or_the_unread_words(harness: Harness) -> None:
+    from app.explain import explain
+    from core.turn import TurnConfig
+
+    async def run(sentence: str) -> dict[str, object]:
+        state = harness.state
+        return await explain(
+            state.pipeline, state.hub, sentence, now=harness.now, tz="Asia/Shanghai", config=TurnConfig()
+        )
+
+    weekly = await run("每周五下午四点交考勤表")
+    assert weekly["action"] == "quick_note_create"
+    assert weekly["note"]["recurrence"] == {"rule": "FREQ=WEEKLY;BYDAY=FR", "text": "每周五 16:00"}  # type: ignore[index]
+    assert weekly["note"]["deadline_at"] == "2026-12-04T16:00:00+08:00"  # type: ignore[index]
+    unread = await run("每逢单数日擦窗户")
+    assert unread["note"]["recurrence"] is None and unread["note"]["repeat_unread"] == "每逢单数日"  # type: ignore[index]
+    plain = await run("明天擦窗户")
+    assert plain["note"]["recurrence"] is None and "repeat_unread" not in plain["note"]  # type: ignore[operator,index]
