@@ -524,6 +524,9 @@ _NOT_A_REPEAT_NOTE = re.compile(
     r"disable|turn off|get rid of)\b",
     re.IGNORECASE,
 )
+_EN_REPEAT_WORD = re.compile(
+    r"\b(?:every|each|daily|weekly|monthly|yearly|annually|biweekly|fortnightly|weekdays)\b", re.IGNORECASE
+)
 # When the phrase is found is all this asks of the reader; the date it anchors on is unused here.
 _ANY_NOW = datetime(2026, 1, 5, 12, 0).astimezone()
 
@@ -535,7 +538,7 @@ def repeat_signal(text: str) -> OfflineSignal | None:
     said = read_repeat(text, now=_ANY_NOW)
     if said is None or not re.search(r"\w", strip_lead(said.rest)):
         return None
-    if not _CJK_RE.search(said.words) and not re.search(r"\b(?:every|each)\b", said.words, re.IGNORECASE):
+    if not _CJK_RE.search(said.words) and not _EN_REPEAT_WORD.search(said.words):
         return None  # a bare "mondays" is as often a sigh as a schedule: the intent model decides
     return OfflineSignal(REPEAT_CONFIDENCE, f"重复的任务（「{said.words}」）")
 

@@ -64,11 +64,16 @@ async def existing_tasks(turn: Turn) -> Written | None:
     return await anyio.to_thread.run_sync(lookup)
 
 
+_ALL_AFTER_REPEAT = re.compile(r"(^|[我你他她们])都(?=[要得会该需])")
+
+
 async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     """One model call proposes the note; code settles it against the sentence and the rules."""
     # The repetition ("每周一") is read by code and taken out: the rest is an ordinary note.
     state.repeat = recurrence.read_repeat(state.sentence, now=state.now)
     sentence = state.repeat.rest if state.repeat is not None and state.repeat.rest.strip() else state.sentence
+    if state.repeat is not None:  # "我每周都得交周报": the 都 went with 每周
+        sentence = _ALL_AFTER_REPEAT.sub(r"\1", sentence)
     rules = offline_extract_note(sentence, state.now, state.tz)
     proposed = await run_structured(
         EXTRACT,
