@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from zoneinfo import ZoneInfo
 
 from core import recurrence
@@ -24,10 +25,15 @@ __all__ = ["Step", "day_words", "next_step", "rule_of", "summary"]
 
 def rule_of(task: Task) -> recurrence.Recurrence | None:
     """The task's rule, or None for a one-off (or a stored rule this version can't read)."""
-    if not task.recurrence:
-        return None
+    return rule_of_stored(task.recurrence)
+
+
+@lru_cache(maxsize=8192)
+def _read(stored: str) -> recurrence.Recurrence | None:
+    # Reading validates the rule (a walk to its first occurrence): a window query reads every
+    # series due before it, so a stored text is read once per process. Recurrence is frozen.
     try:
-        return recurrence.Recurrence.from_ical(task.recurrence)
+        return recurrence.Recurrence.from_ical(stored)
     except recurrence.RuleError:
         return None
 
@@ -108,19 +114,10 @@ def first_in(task: Task, after: datetime, before: datetime) -> datetime | None:
 
 def rule_of_stored(stored: str | None) -> recurrence.Recurrence | None:
     """A stored rule read back; None for none or a rule this version can't read."""
-    if not stored:
-        return None
-    try:
-        return recurrence.Recurrence.from_ical(stored)
-    except recurrence.RuleError:
-        return None
+    return _read(stored) if stored else None
 
 
 def rule_words(stored: str | None, locale: Locale) -> str | None:
     """A stored rule in words ("每周一 09:00"); None for a one-off or a rule this version can't read."""
-    if not stored:
-        return None
-    try:
-        return recurrence.describe(recurrence.Recurrence.from_ical(stored), locale)
-    except recurrence.RuleError:
-        return None
+    rule = rule_of_stored(stored)
+    return recurrence.describe(rule, locale) if rule is not None else None
