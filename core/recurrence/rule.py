@@ -110,7 +110,7 @@ def make(rule: str, *, start: datetime, tz: str) -> Recurrence:
 
     ``start``: aware (converted to ``tz``) or naive (read as wall-clock time in ``tz``)."""
     zone = _zone(tz)
-    text = rule.strip().removeprefix("RRULE:").strip().upper()
+    text = rule.strip().upper().removeprefix("RRULE:").strip()
     if len(text) > MAX_RULE_CHARS:
         raise RuleError(f"the rule is longer than {MAX_RULE_CHARS} characters")
     parts = _parts(text)
@@ -136,8 +136,8 @@ def _number(parts: dict[str, str], name: str, high: int) -> None:
 
 def _parts(text: str) -> dict[str, str]:
     parts: dict[str, str] = {}
-    for piece in filter(None, text.split(";")):
-        name, eq, value = piece.partition("=")
+    for piece in filter(None, (p.strip() for p in text.split(";"))):
+        name, eq, value = (s.strip() for s in piece.partition("="))
         if not eq or not value:
             raise RuleError("a rule is NAME=VALUE parts separated by ';'")
         if name not in _PARTS:
