@@ -28,6 +28,7 @@ MAX_STEPS = 4000  # candidate occurrences one call may look at, whatever the rul
 _HORIZON_YEARS = 100  # how far past DTSTART (or the asked moment) a call looks; "never" beyond it
 _LAST_YEAR = 9998  # datetime's last year, less one: a lunar year reaches into the next Gregorian one
 _RRULE_ITER = rrule._iter
+_LONGEST_BREAK = 14  # days off in a row, at most (春节 with its weekends is 9)
 _TERMS = {
     "XIAOHAN": "小寒", "DAHAN": "大寒", "LICHUN": "立春", "YUSHUI": "雨水", "JINGZHE": "惊蛰", "CHUNFEN": "春分",
     "QINGMING": "清明", "GUYU": "谷雨", "LIXIA": "立夏", "XIAOMAN": "小满", "MANGZHONG": "芒种", "XIAZHI": "夏至",
@@ -41,7 +42,19 @@ def known_term(name: str) -> bool:
 
 
 def _after_holiday(d: date) -> bool:
-    return chinacal.is_workday(d) and chinacal.is_holiday_day(d - timedelta(days=1))
+    """The first workday after a run of days off that holds a statutory holiday. The run is walked
+    back, not just the day before: a break's last days may be an ordinary weekend the published
+    schedule does not list (a Friday festival, then Saturday and Sunday)."""
+    if not chinacal.is_workday(d):
+        return False
+    day = d - timedelta(days=1)
+    for _ in range(_LONGEST_BREAK):
+        if chinacal.is_workday(day):
+            return False
+        if chinacal.is_holiday_day(day):
+            return True
+        day -= timedelta(days=1)
+    return False
 
 
 _DAY_FILTERS: dict[str, Callable[[date], bool]] = {
@@ -208,7 +221,9 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
     bounded.horizon = min(max(start.year, after.year) + _HORIZON_YEARS, _LAST_YEAR)
     keep = _DAY_FILTERS.get(parts.get("X-DAYS", ""))
     seen = 0
-    for naive in bounded:
+    for step, naive in enumerate(bounded):
+        if step >= MAX_STEPS:  # candidates, before X-DAYS: a rare filter must not walk for ever
+            return
         if naive < rec.start.replace(tzinfo=None):
             continue
         if keep is None or keep(naive.date()):
@@ -221,8 +236,10 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
 def _walk(rec: Recurrence, after: datetime) -> Iterator[datetime]:
     parts = rec.parts()
     calendar = parts.get("RSCALE") == "CHINESE" or "X-TERM" in parts
-    walk = _calendar_walk(rec, parts, after) if calendar else _plain_walk(rec, parts, after)
-    for step, moment in enumerate(walk):
+    if not calendar:
+        yield from _plain_walk(rec, parts, after)  # counts its own candidates
+        return
+    for step, moment in enumerate(_calendar_walk(rec, parts, after)):
         if step >= MAX_STEPS:
             return
         yield moment
