@@ -235,10 +235,16 @@ def _quarter(m: re.Match[str]) -> str:
     return "FREQ=MONTHLY;INTERVAL=3"
 
 
-def _monthly(m: re.Match[str]) -> str:
+def _monthly(m: re.Match[str]) -> str | None:
     base = f"FREQ=MONTHLY{_interval(_n(m['k']))}"
     if m["day"]:
-        return f"{base};{_monthday(_n(m['day']))}"
+        days = sorted({_n(d) for d in re.findall(N, m["day"])})
+        if len(days) == 1:
+            return f"{base};{_monthday(days[0])}"
+        # "每月15号和30号": a short month has no 30th, and a list cannot say "or its last day".
+        return f"{base};BYMONTHDAY={','.join(map(str, days))}" if days[-1] < 29 else None
+    if m["nlast"]:
+        return f"{base};BYMONTHDAY=-{_n(m['nlast'])}"
     if m["last"]:
         return f"{base};BYMONTHDAY=-1"
     if m["first"]:
@@ -284,10 +290,11 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每个?月的?(?:农历|阴历)的?(?P<d>{MD}(?:[号日]?[和、及与]?{MD})*)[号日]?", _lunar_monthly),
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
         (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
+        (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),  # six months, unlike 每半个月 (15 days? twice?)
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
-            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N})[号日]|(?P<last>最后一天|月底|月末|底|末)|"
+            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*)|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
             rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?" + TITLE,
             _monthly,
         ),
@@ -296,9 +303,12 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             rf"(?:每|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?",
             lambda m: _weekly_k(m),
         ),
+        # A range of weekdays: "每周一到周五", "周一至周五每天".
+        (rf"每{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})(?:的?每天)?", lambda m: _weekday_range(m)),
+        (rf"{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})的?每(?:天|日)", lambda m: _weekday_range(m)),
         (r"每个?周末|每个?星期末", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (
-            rf"每(?:个|一个)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
+            rf"每(?:个|一个|逢)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
             lambda m: "FREQ=WEEKLY" + (f";BYDAY={_cn_days(m['days'])}" if m["days"] else ""),
         ),
         (rf"(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日)", lambda m: _daily_k(m)),
@@ -354,6 +364,16 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
 )
 
 
+_WEEK_ORDER = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+
+
+def _weekday_range(m: re.Match[str]) -> str | None:
+    a, b = _WEEK_ORDER.index(CN_WEEKDAY[m["a"]]), _WEEK_ORDER.index(CN_WEEKDAY[m["b"]])
+    if a >= b:
+        return None  # "周五到周一" wraps a weekend: say unreadable rather than guess
+    return "FREQ=WEEKLY;BYDAY=" + ",".join(_WEEK_ORDER[a : b + 1])
+
+
 def _weekly_k(m: re.Match[str]) -> str:
     k = _n(m["k"] or m["k2"]) + (1 if m["skip"] else 0)
     days = _cn_days(m["days"]) if m["days"] else ""
@@ -399,7 +419,7 @@ _PERIODISH = re.compile(
     r"|\b(?:every|each)\s+(?:other|second|third|fourth|\d+|day|week|month|year|quarter|morning|night|evening|full|\w+day)\b",
     IC,
 )
-_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底")
+_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底号")
 _WORDS_END = re.compile(r"[，,。；;！!？?\n]|提醒|叫我|让我|要|都|给我|\s+(?:to|remind)\b", IC)
 
 
@@ -421,6 +441,8 @@ def _future(today: date, mo: int, d: int) -> date | None:
 def _until_cn(m: re.Match[str], today: date) -> date | None:
     if m["ye"]:
         return date(today.year, 12, 31)
+    if m["mo2"]:
+        return _future(today, _n(m["mo2"]), _n(m["d2"]))
     if m["mo"] and m["d"]:
         return _future(today, _n(m["mo"]), _n(m["d"]))
     if m["mo"]:
@@ -523,6 +545,8 @@ def _unreadable_words(text: str, start: int) -> tuple[int, int]:
         words = re.match(r"\S+(?:\s+\S+){0,3}", text[start:stop])
         return start, start + (words.end() if words else stop - start)
     last = max((i for i in range(start, stop) if text[i] in _PERIOD_CHARS), default=stop - 1)
+    if text[last] in "周期拜" and last + 1 < stop and text[last + 1] in CN_WEEKDAY:
+        last += 1  # "每月第二和第四个周六": the weekday belongs to the phrase
     return start, last + 1
 
 
