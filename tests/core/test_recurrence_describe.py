@@ -1,0 +1,105 @@
+"""core.recurrence.describe: a rule in words, zh and en; a rule the tables cannot say is given as is."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+
+from core.recurrence import describe, make, read_repeat
+from support.harness import NOW
+
+TZ = "Asia/Shanghai"
+
+
+def _say(rule: str, clock: tuple[int, int, int] = (23, 59, 59)) -> tuple[str, str]:
+    rec = make(rule, start=datetime(2026, 11, 30, *clock), tz=TZ)
+    return describe(rec, "zh"), describe(rec, "en")
+
+
+NINE = (9, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("rule", "clock", "zh", "en"),
+    [
+        ("FREQ=WEEKLY;BYDAY=MO", NINE, "每周一 09:00", "every Monday at 09:00"),
+        ("FREQ=DAILY", (7, 30, 0), "每天 07:30", "every day at 07:30"),
+        ("FREQ=DAILY;INTERVAL=3", None, "每3天", "every 3 days"),
+        ("FREQ=WEEKLY;BYDAY=MO,WE,FR", None, "每周一三五", "every Monday, Wednesday and Friday"),
+        ("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", NINE, "每周一到周五 09:00", "every weekday (Monday to Friday) at 09:00"),
+        ("FREQ=WEEKLY;BYDAY=SA,SU", None, "每周末", "every Saturday and Sunday"),
+        ("FREQ=WEEKLY;INTERVAL=2;BYDAY=FR", NINE, "每两周的周五 09:00", "every other Friday at 09:00"),
+        ("FREQ=WEEKLY;INTERVAL=2", None, "每两周", "every other week"),
+        ("FREQ=DAILY;X-DAYS=CN-WORKDAY", NINE, "每个工作日 09:00", "every workday (China's statutory calendar) at 09:00"),
+        ("FREQ=DAILY;X-DAYS=CN-RESTDAY", None, "每个休息日", "every day off (China's statutory calendar)"),
+        ("FREQ=DAILY;X-DAYS=CN-AFTER-HOLIDAY", None, "每次节后第一个工作日", "the first workday after each statutory holiday"),
+        ("FREQ=WEEKLY;BYDAY=MO;X-DAYS=CN-WORKDAY", NINE, "每周一（仅法定工作日） 09:00", "every Monday (statutory workdays only) at 09:00"),
+        ("FREQ=MONTHLY;BYMONTHDAY=15", None, "每月15号", "every month on the 15th"),
+        ("FREQ=MONTHLY;BYMONTHDAY=1,15", None, "每月1、15号", "every month on the 1st and 15th"),
+        ("FREQ=MONTHLY;BYMONTHDAY=-1", None, "每月最后一天", "the last day of every month"),
+        ("FREQ=MONTHLY;BYMONTHDAY=-2", None, "每月倒数第二天", "the second-last day of every month"),
+        ("FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1", None, "每月31号（小月取最后一天）", "every month on day 31 (the last day in shorter months)"),
+        ("FREQ=MONTHLY;BYDAY=1MO", (10, 0, 0), "每月第一个周一 10:00", "the first Monday of every month at 10:00"),
+        ("FREQ=MONTHLY;BYDAY=-1FR", None, "每月最后一个周五", "the last Friday of every month"),
+        ("FREQ=MONTHLY;BYDAY=MO,TU,WE,TH,FR;BYSETPOS=-1", None, "每月最后一个工作日（周一到周五）", "the last weekday (Monday to Friday) of every month"),
+        ("FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1", None, "每季度末", "the last day of every quarter"),
+        ("FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1", None, "每季度第一天", "the first day of every quarter"),
+        ("FREQ=YEARLY;BYMONTH=5;BYMONTHDAY=4", NINE, "每年5月4日 09:00", "every year on May 4 at 09:00"),
+        ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=8;BYMONTHDAY=12", (8, 0, 0), "每年农历八月十二 08:00", "every year on the 12th of the 8th lunar month at 08:00"),
+        ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1", (18, 0, 0), "每年除夕 18:00", "every year on Chinese New Year's Eve at 18:00"),
+        ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=8;BYMONTHDAY=15", None, "每年农历八月十五", "every year on the Mid-Autumn Festival"),
+        ("RSCALE=CHINESE;FREQ=MONTHLY;BYMONTHDAY=1,15", None, "每月农历初一、十五", "the 1st and the 15th of every lunar month"),
+        ("FREQ=YEARLY;X-TERM=DONGZHI", None, "每年冬至", "every year on the winter solstice (Dongzhi)"),
+    ],
+)  # fmt: skip
+def test_common_rules(rule: str, clock: tuple[int, int, int] | None, zh: str, en: str) -> None:
+    assert _say(rule, clock or (23, 59, 59)) == (zh, en)
+
+
+@pytest.mark.parametrize(
+    ("rule", "zh", "en"),
+    [
+        ("FREQ=WEEKLY;BYDAY=MO;COUNT=3", "每周一 09:00，共3次", "every Monday at 09:00, 3 times"),
+        ("FREQ=WEEKLY;BYDAY=WE;UNTIL=20261231T235959", "每周三 09:00，到12月31日", "every Wednesday at 09:00, until 2026-12-31"),
+        # Another year's end date names its year: "到3月31日" alone would read as this year's.
+        ("FREQ=WEEKLY;BYDAY=WE;UNTIL=20270331T235959", "每周三 09:00，到2027年3月31日", "every Wednesday at 09:00, until 2027-03-31"),
+        ("FREQ=DAILY;INTERVAL=3;X-FROM=COMPLETION", "每3天 09:00（做完后算）", "every 3 days at 09:00 (counted from completion)"),
+    ],
+)  # fmt: skip
+def test_bounds_and_counting_from_completion(rule: str, zh: str, en: str) -> None:
+    assert _say(rule, NINE) == (zh, en)
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=MONTHLY;BYDAY=FR;BYMONTHDAY=13",  # Friday the 13th: not "every Friday"
+        "FREQ=YEARLY;BYMONTHDAY=15",  # the 15th of every month, not "每年15号"
+        "FREQ=DAILY;BYMONTH=2",  # every day in February, not every day
+        "FREQ=MONTHLY;BYDAY=MO,WE;BYSETPOS=2",
+        "FREQ=YEARLY;BYWEEKNO=20;BYDAY=MO",
+        "FREQ=MONTHLY;BYMONTHDAY=-5",
+    ],
+)
+def test_what_the_tables_cannot_say_is_given_as_the_rule(rule: str) -> None:
+    zh, en = _say(rule)
+    assert zh == f"按规则 {rule}" and en == f"by the rule {rule}"
+
+
+def test_a_day_only_deadline_shows_no_clock_and_other_times_do() -> None:
+    assert _say("FREQ=DAILY") == ("每天", "every day")
+    assert _say("FREQ=DAILY", (23, 59, 0)) == ("每天 23:59", "every day at 23:59")
+
+
+def test_every_described_rule_reads_back_from_its_phrase() -> None:
+    # The confirmation quotes describe(); a user who repeats it gets the same rule.
+    for rule in (
+        "FREQ=WEEKLY;BYDAY=MO",
+        "FREQ=MONTHLY;BYMONTHDAY=-1",
+        "FREQ=YEARLY;X-TERM=DONGZHI",
+        "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR",
+    ):
+        zh, _ = _say(rule)
+        found = read_repeat(zh + "交材料", now=NOW)
+        assert found is not None and found.rule == rule, zh
