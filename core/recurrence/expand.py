@@ -26,6 +26,9 @@ __all__ = ["MAX_STEPS", "known_term", "next_after", "occurrences"]
 
 MAX_STEPS = 4000  # candidate occurrences one call may look at, whatever the rule
 _HORIZON_YEARS = 100  # how far past DTSTART (or the asked moment) a call looks; "never" beyond it
+# X-DAYS past the published schedules is chinacal's conventional guess, and each such year costs a
+# lunar table (~10 ms): a statutory-calendar rule looks this far ahead only.
+_X_DAYS_HORIZON_YEARS = 30
 _LAST_YEAR = 9998  # datetime's last year, less one: a lunar year reaches into the next Gregorian one
 _RRULE_ITER = rrule._iter
 _LONGEST_BREAK = 14  # days off in a row, at most (春节 with its weekends is 9)
@@ -212,14 +215,20 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
     start = rec.start.replace(tzinfo=None)
     if count is None:
         parts, start = _fast_forward(parts, start, after.astimezone(rec.start.tzinfo).replace(tzinfo=None))
+    if parts["FREQ"] == "DAILY" and parts.get("INTERVAL", "1") == "1" and "BYMONTHDAY" in parts:
+        # The same days, walked a year at a time: dateutil visits every day of a DAILY rule, so a
+        # rare one ("BYMONTH=2;BYMONTHDAY=29") costs 365 steps a year. BYMONTHDAY keeps YEARLY from
+        # taking DTSTART's month and day as defaults; there is no BYSETPOS in a plain DAILY rule.
+        parts = {**parts, "FREQ": "YEARLY"} if "BYSETPOS" not in parts else parts
     skip = ("X-", "RSCALE", "SKIP", "COUNT")
     plain = ";".join(f"{k}={v}" for k, v in parts.items() if not k.startswith(skip))
     base = rrulestr(plain, dtstart=start)
     assert isinstance(base, rrule)
     bounded = _BoundedRule.__new__(_BoundedRule)
     bounded.__dict__.update(base.__dict__)
-    bounded.horizon = min(max(start.year, after.year) + _HORIZON_YEARS, _LAST_YEAR)
     keep = _DAY_FILTERS.get(parts.get("X-DAYS", ""))
+    years = _HORIZON_YEARS if keep is None else _X_DAYS_HORIZON_YEARS
+    bounded.horizon = min(max(start.year, after.year) + years, _LAST_YEAR)
     seen = 0
     for step, naive in enumerate(bounded):
         if step >= MAX_STEPS:  # candidates, before X-DAYS: a rare filter must not walk for ever
@@ -252,7 +261,7 @@ def occurrences(
     (or at it, when ``inclusive``) and not later than ``before``.
 
     Bounded: at most MAX_STEPS candidates and _HORIZON_YEARS years past ``after`` (or DTSTART) are
-    looked at. A rule without COUNT is fast-forwarded to ``after``, so an old DTSTART costs nothing;
+    looked at (_X_DAYS_HORIZON_YEARS for an X-DAYS rule). A rule without COUNT is fast-forwarded to ``after``, so an old DTSTART costs nothing;
     a rule with COUNT is counted from DTSTART, so past MAX_STEPS candidates it gives no more."""
     out: list[datetime] = []
     for moment in _walk(rec, after):

@@ -283,7 +283,7 @@ _PLAIN = st.sampled_from(sorted(_FREQ_PARTS)).flatmap(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(
     rule=_PLAIN,
     start=st.datetimes(min_value=datetime(2000, 1, 1), max_value=datetime(2024, 12, 31)).map(

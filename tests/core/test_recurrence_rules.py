@@ -216,13 +216,13 @@ def _check(rule: str, start: datetime) -> None:
     assert all(f > datetime(2026, 11, 30, 10, 0, tzinfo=SH) for f in later), rule
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(rule=_COMBOS, start=_STARTS)
 def test_arbitrary_part_combinations_never_raise_anything_but_rule_error(rule: str, start: datetime) -> None:
     _check("FREQ=DAILY;" + rule if "FREQ=" not in rule else rule, start)
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=80, deadline=None)
 @given(rule=st.text(max_size=80))
 def test_arbitrary_text_never_raises_anything_but_rule_error(rule: str) -> None:
     _check(rule, START)
