@@ -88,10 +88,16 @@ def _lunar_of(d: date) -> tuple[int, int]:
     return lunar.getMonth(), lunar.getDay()
 
 
-def _lunar_day(first: date, length: int, day: int) -> date:
-    # -1 is the month's last day (除夕 in month 12); 30 in a 29-day month is its last day (SKIP=BACKWARD
-    # as chinacal.lunar_to_solar has always read it: "每月三十" should not silently skip half the months).
-    return first + timedelta(days=(length if day == -1 else min(day, length)) - 1)
+def _lunar_day(first: date, length: int, day: int, skip: str) -> date | None:
+    """-1 is the month's last day (除夕 in month 12). Day 30 of a 29-day month is as SKIP says:
+    OMIT drops it, FORWARD is the next month's first day, BACKWARD its last day. Without SKIP it is
+    BACKWARD, unlike RFC 7529's OMIT default: "大年三十" is 除夕 in a 29-day 腊月 too, and "每月三十"
+    should not silently skip half the months."""
+    if day == -1 or day <= length:
+        return first + timedelta(days=(length if day == -1 else day) - 1)
+    if skip == "OMIT":
+        return None
+    return first + timedelta(days=length if skip == "FORWARD" else length - 1)
 
 
 def _year_days(parts: dict[str, str], year: int, start: date) -> list[date]:
@@ -112,13 +118,14 @@ def _year_days(parts: dict[str, str], year: int, start: date) -> list[date]:
         wanted = {abs(lunar_month)}
     else:
         wanted = None  # every month, leap months included
+    skip = parts.get("SKIP", "BACKWARD")
     found = {
-        _lunar_day(first, length, d)
+        _lunar_day(first, length, d, skip)
         for month, first, length in _lunar_months(year)
         if (wanted is None or month in wanted)
         for d in days
     }
-    return sorted(found)
+    return sorted(d for d in found if d is not None)
 
 
 def _calendar_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iterator[datetime]:

@@ -12,7 +12,7 @@ import pytest
 from dateutil.rrule import rrulestr
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from lunar_python import Lunar, LunarYear, Solar
+from lunar_python import Lunar, LunarMonth, LunarYear, Solar
 
 from core.recurrence import MAX_STEPS, Recurrence, make, next_after, occurrences
 
@@ -295,3 +295,20 @@ def test_fast_forward_agrees_with_dateutils_walk_from_dtstart(rule: str, start: 
     now = datetime(2026, 12, 4, 12, 0)
     expected = [d.replace(tzinfo=SH) for d in islice(rrulestr(rule, dtstart=start).xafter(now), 5)]
     assert occurrences(rec, after=now.replace(tzinfo=SH), limit=5) == expected
+
+
+@pytest.mark.parametrize(
+    ("skip", "expected"),
+    [
+        ("", "last"),  # no SKIP: the month's last day ("大年三十" is 除夕 in a 29-day 腊月 too)
+        (";SKIP=BACKWARD", "last"),
+        (";SKIP=FORWARD", "next"),
+        (";SKIP=OMIT", None),
+    ],
+)
+def test_the_30th_of_a_29_day_lunar_month_follows_skip(skip: str, expected: str | None) -> None:
+    assert LunarMonth.fromYm(2026, 2).getDayCount() == 29  # 2026's second lunar month
+    rec = _rule(f"RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=2;BYMONTHDAY=30{skip}", datetime(2026, 1, 1, 9, 0))
+    got = _days(rec, date(2026, 1, 1), date(2026, 12, 31))
+    last = _solar(Lunar.fromYmd(2026, 2, 29).getSolar())
+    assert got == ([] if expected is None else [last if expected == "last" else last + timedelta(days=1)])
