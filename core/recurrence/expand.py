@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as _datetime_module
 from collections.abc import Callable, Iterator
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from types import FunctionType
 from typing import Any
@@ -130,8 +130,8 @@ def _year_days(parts: dict[str, str], year: int, start: date) -> list[date]:
 
 def _calendar_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iterator[datetime]:
     count = int(parts["COUNT"]) if "COUNT" in parts else None
-    until = _until(parts)
     clock, zone = rec.start.timetz(), rec.start.tzinfo
+    until = _until(parts, zone)
     first = rec.start.replace(tzinfo=None)
     # Fast-forward: without COUNT nothing before the year of ``after`` matters (lunar year Y ends
     # in Gregorian Y+1, hence the year before).
@@ -151,12 +151,18 @@ def _calendar_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> I
         year += 1
 
 
-def _until(parts: dict[str, str]) -> datetime | None:
+def _until(parts: dict[str, str], zone: tzinfo | None) -> datetime | None:
+    """UNTIL as a wall-clock time in the rule's zone: a UTC one ("…Z", what RFC 5545 asks for with a
+    zoned DTSTART) is converted; a bare date is the whole of that day ("到12月3日" includes the 3rd)."""
     text = parts.get("UNTIL")
     if not text:
         return None
-    text = text.rstrip("Z")
-    return datetime.strptime(text, "%Y%m%dT%H%M%S") if "T" in text else datetime.strptime(text, "%Y%m%d")
+    if "T" not in text:
+        return datetime.combine(datetime.strptime(text, "%Y%m%d").date(), time(23, 59, 59))
+    moment = datetime.strptime(text.rstrip("Z"), "%Y%m%dT%H%M%S")
+    if text.endswith("Z"):
+        moment = moment.replace(tzinfo=UTC).astimezone(zone).replace(tzinfo=None)
+    return moment
 
 
 def _months(a: datetime, b: datetime) -> int:
@@ -227,6 +233,9 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
         # rare one ("BYMONTH=2;BYMONTHDAY=29") costs 365 steps a year. BYMONTHDAY keeps YEARLY from
         # taking DTSTART's month and day as defaults; there is no BYSETPOS in a plain DAILY rule.
         parts = {**parts, "FREQ": "YEARLY"} if "BYSETPOS" not in parts else parts
+    until = _until(parts, rec.start.tzinfo)
+    if until is not None:
+        parts = {**parts, "UNTIL": until.strftime("%Y%m%dT%H%M%S")}  # dateutil: naive, like DTSTART
     skip = ("X-", "RSCALE", "SKIP", "COUNT")
     plain = ";".join(f"{k}={v}" for k, v in parts.items() if not k.startswith(skip))
     base = rrulestr(plain, dtstart=start)

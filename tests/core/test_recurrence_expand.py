@@ -312,3 +312,17 @@ def test_the_30th_of_a_29_day_lunar_month_follows_skip(skip: str, expected: str 
     got = _days(rec, date(2026, 1, 1), date(2026, 12, 31))
     last = _solar(Lunar.fromYmd(2026, 2, 29).getSolar())
     assert got == ([] if expected is None else [last if expected == "last" else last + timedelta(days=1)])
+
+
+def test_a_utc_until_is_converted_and_a_date_until_is_the_whole_day() -> None:
+    # RFC 5545 asks for UNTIL in UTC with a zoned DTSTART: 00:00Z on the 3rd is 08:00 in Shanghai,
+    # before that day's 09:00 occurrence.
+    utc = _rule("FREQ=DAILY;UNTIL=20261203T000000Z", datetime(2026, 12, 1, 9, 0))
+    assert [o.day for o in occurrences(utc, after=utc.start, inclusive=True)] == [1, 2]
+    day = _rule("FREQ=DAILY;UNTIL=20261203", datetime(2026, 12, 1, 9, 0))
+    assert [o.day for o in occurrences(day, after=day.start, inclusive=True)] == [1, 2, 3]
+    lunar = _rule("RSCALE=CHINESE;FREQ=MONTHLY;BYMONTHDAY=1;UNTIL=20270206T000000Z", datetime(2026, 12, 1, 9, 0))
+    assert [o.date() for o in occurrences(lunar, after=lunar.start, inclusive=True)] == [
+        date(2026, 12, 9),
+        date(2027, 1, 8),
+    ]  # not 2027-02-06 09:00, after UNTIL (08:00 local)
