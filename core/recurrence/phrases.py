@@ -161,14 +161,14 @@ def _n(s: str | None, default: int = 1) -> int:
     if not s:
         return default
     v = EN_NUM.get(s.lower()) if s.isalpha() and s.isascii() else to_int(s)
-    return v if v else default
+    return v if v is not None else default  # 0 stays 0 ("每0天" is unreadable, not every day)
 
 
 _MONTH_NAMES = {"正": 1, "冬": 11, "腊": 12}
 
 
 def _month(s: str) -> int:
-    return _MONTH_NAMES.get(s) or _n(s)
+    return _MONTH_NAMES.get(s) or _n(s, 0)
 
 
 def _lunar_day(s: str) -> int:
@@ -197,7 +197,7 @@ def _monthday(day: int) -> str:
 
 
 def _interval(n: int) -> str:
-    return f";INTERVAL={n}" if n > 1 else ""
+    return f";INTERVAL={n}" if n != 1 else ""  # INTERVAL=0 is refused by make: the phrase is unreadable
 
 
 # --- readers: pattern → builder(match) → rule core ----------------------------------------------
@@ -493,8 +493,9 @@ _UNTIL_EN = re.compile(
     rf"\buntil\s+(?:the\s+end\s+of\s+(?:the|this)\s+(?P<unit>year|month)|(?P<mo>{EMON})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?)\b",
     IC,
 )
+_COUNT_N = r"(?:\d{1,4}|[一二两三四五六七八九十百千]{1,4})"  # 共2000次 must be seen to be refused
 _COUNT_CN = re.compile(
-    rf"连续(?P<n>{N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{N})次|(?P<n3>{N})次(?:为止|就好|就行|结束)"
+    rf"连续(?P<n>{_COUNT_N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{_COUNT_N})次|(?P<n3>{_COUNT_N})次(?:为止|就好|就行|结束)"
 )
 _COUNT_EN = re.compile(rf"\bfor\s+(?P<n>{ENUM})\s+(?P<unit>day|week|month|year)s?\b|\b(?P<n2>{ENUM})\s+times\b", IC)
 _START_CN = re.compile(
@@ -626,10 +627,22 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
     parts, first = _extras(text, core, now.date(), spans)
     spans = _drop_overlaps(spans)
     rule: str | None = ";".join([core, *parts])
+    if not _keepable(rule, now):
+        rule = None  # "每月32号", "每年2月30日", "共2000次": said, but no rule make() would keep
     rest = _cut(text, spans)
     if _PERIODISH.search(rest) and read_repeat(rest, now=now) is not None:
         rule = None  # two repetitions in one sentence: say unreadable rather than pick one
     return RepeatPhrase(_said(text, m), rule, rest, first, tuple(sorted(spans)))
+
+
+def _keepable(rule: str | None, now: datetime) -> bool:
+    from core.recurrence.rule import RuleError, make
+
+    try:
+        make(rule or "", start=now, tz="UTC")
+    except RuleError:
+        return False
+    return True
 
 
 def _said(text: str, m: re.Match[str]) -> str:

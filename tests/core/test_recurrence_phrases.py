@@ -8,6 +8,8 @@ import re
 from datetime import date
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.recurrence import RepeatPhrase, make, read_repeat
 from support.harness import NOW, TZ
@@ -215,3 +217,118 @@ def test_a_loose_date_joins_a_bare_yearly() -> None:
     found = _read("我妈农历八月十二生日，每年提醒我")
     assert found.rule == "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=8;BYMONTHDAY=12"
     assert "八月" not in found.rest and "每年" not in found.rest
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("每年2月30日交增值税", "每年2月30日"),  # never occurs
+        ("每月32号交网费", "每月32号"),
+        ("每月0号交网费", "每月0号"),  # was read as the 1st
+        ("每0天擦桌子", "每0天"),  # was read as every day
+        ("every 0 days dust the shelf", "every 0 days"),
+        ("每500周复查一次", "每500周"),  # beyond MAX_INTERVAL
+        ("每年13月1日盘点", "每年13月1日"),
+        ("每月第六个周五聚餐", "每月第六个周五"),
+        ("每天打卡共2000次", "每天"),  # beyond MAX_COUNT: not silently endless
+    ],
+)
+def test_a_phrase_make_would_refuse_gives_no_rule(text: str, words: str) -> None:
+    found = _read(text)
+    assert (found.rule, found.words) == (None, words)
+
+
+_FRAGMENTS = [
+    *(
+        [
+            "每",
+            "每个",
+            "每隔",
+            "隔",
+            "每逢",
+            "周",
+            "星期",
+            "月",
+            "年",
+            "天",
+            "日",
+            "号",
+            "农历",
+            "初",
+            "十",
+            "廿",
+            "三十",
+            "一",
+            "二",
+            "三",
+            "五",
+            "七",
+            "九",
+            "0",
+            "13",
+            "31",
+            "32",
+            "400",
+            "1000",
+        ]
+    ),
+    *(
+        [
+            "第",
+            "最后一个",
+            "倒数第",
+            "到",
+            "至",
+            "连续",
+            "共",
+            "次",
+            "为止",
+            "从",
+            "下周",
+            "开始",
+            "起",
+            "除夕",
+            "中秋",
+            "冬至",
+            "工作日",
+            "休息日",
+            "节后第一个工作日",
+        ]
+    ),
+    *(
+        [
+            "季度",
+            "末",
+            "底",
+            "半",
+            "和",
+            "、",
+            "，",
+            "正",
+            "腊",
+            "做完后",
+            "天天",
+            "的",
+            "every",
+            "other",
+            "day",
+            "week",
+            "month",
+            "year",
+            "on",
+            "the",
+            "1st",
+            "of",
+        ]
+    ),
+    *(["for", "times", "until", "May", "Friday", "weekday", "starting", "next", "Monday", "0th", "32nd"]),
+    " ",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), min_size=1, max_size=8).map("".join))
+def test_any_sentence_gives_none_or_a_rule_make_keeps(text: str) -> None:
+    found = read_repeat(text, now=NOW)
+    if found is not None and found.rule is not None:
+        make(found.rule, start=NOW, tz=TZ)  # raises RuleError if read_repeat let a bad rule through
