@@ -142,16 +142,16 @@ LD = r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]|�
 MD = rf"(?:{N}|{LD})"
 FEST = "|".join(FESTIVALS)
 TERM = "|".join(SOLAR_TERMS)
-EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b"
+EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?\b"
 EDAYS = rf"{EWD}(?:(?:,\s*|\s+and\s+|\s*&\s*|\s*/\s*){EWD})*"
 EMON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-ENUM = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)"
+ENUM = r"(?:\d{1,3}(?:st|nd|rd|th)?|one|two|three|four|five|six|seven|eight|nine|ten)"
 TITLE = r"(?![周月日年季度]*(?:报|刊))"  # "每周周报" is a report's name, not a schedule
 IC = re.IGNORECASE
 
 # The pre-check: every reader's match contains one of these.
 TRIGGER = re.compile(
-    r"每|天天|隔|工作日|休息日|节假日|\b(?:every|each|daily|nightly|weekly|biweekly|fortnightly|monthly|"
+    r"每|天天|隔|工作日|休息日|节假日|\b(?:every|each|daily|nightly|weekly|biweekly|fortnightly|monthly|once|twice|thrice|times|"
     r"quarterly|yearly|annually|weekdays|weekends|after\s+(?:i|you)\s+(?:finish|complete|am\s+done)|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
     IC,
 )
@@ -160,6 +160,7 @@ TRIGGER = re.compile(
 def _n(s: str | None, default: int = 1) -> int:
     if not s:
         return default
+    s = re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", s, flags=IC)  # "every 2nd week"
     v = EN_NUM.get(s.lower()) if s.isalpha() and s.isascii() else to_int(s)
     return v if v is not None else default  # 0 stays 0 ("每0天" is unreadable, not every day)
 
@@ -274,6 +275,7 @@ def _en_nth(m: re.Match[str]) -> str:
 
 
 _WORKDAY = "FREQ=DAILY;X-DAYS=CN-WORKDAY"
+_PLURAL = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
 _EARLY = r"(?=早上|早晨|早|晚上|晚|夜里|中午|上午|下午|傍晚)"
 _EN_TIME = r"(?=\s+(?:morning|night|evening|afternoon)\b)"
 
@@ -290,7 +292,12 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每个?月的?(?:农历|阴历)的?(?P<d>{MD}(?:[号日]?[和、及与]?{MD})*)[号日]?", _lunar_monthly),
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
         (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
-        (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),  # six months, unlike 每半个月 (15 days? twice?)
+        (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),
+        # "年底" is the year's last day, as "到年底为止" reads; "年初" (some day early in the year) is not read.
+        (
+            r"每(?:一)?年的?(?:年底|年末)",
+            _const("FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1"),
+        ),  # six months, unlike 每半个月 (15 days? twice?)
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
@@ -337,7 +344,8 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             lambda m: _en_yearly_k(m),
         ),
         (
-            rf"\b(?:every|each)\s+(?P<other>other\s+)?(?P<days>{EDAYS})\b|\b(?:on\s+)?(?P<plural>(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+            rf"\b(?:every|each)\s+(?P<other>(?:other|second|2nd)\s+)?(?P<days>{EDAYS})\b"
+            rf"|\b(?:on\s+)?(?P<plural>{_PLURAL}(?:(?:,\s*|\s+and\s+|\s*&\s*){_PLURAL})*)\b",
             lambda m: _en_weekly_days_k(m),
         ),
         (r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bon\s+weekdays\b", _const("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")),
@@ -408,7 +416,12 @@ def _en_biweekly(m: re.Match[str]) -> str:
 _LOOSE_DATE = re.compile(rf"(?P<lunar>农历|阴历)?(?P<mo>{N})月(?P<d>{MD})[日号]?|(?P<fest>{FEST})节?")
 # What a reader may not be followed by: a rule continuing beyond what the table reads.
 _SUSPECT = re.compile(
-    r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数)|\s+(?:full\s+moon|and\s+a\s+half|except)",
+    r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数"
+    # a position the reader did not take ("每月|最后一个工作日", "每月|中旬", "每年|年初")
+    r"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末"
+    # a list the reader did not finish ("每月15号|和月底", "每年春节|和中秋")
+    rf"|[和及与、](?:每|月底|月末|月初|年底|{FEST}|{TERM}|{WD}{D1}|{N}[号日]))"
+    r"|\s+(?:full\s+moon|and\s+a\s+half|except|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
     IC,
 )
 # A period after a repetition word: without one ("每个人", "每次", "everyone") it is not repetition.
@@ -416,10 +429,11 @@ _PERIODISH = re.compile(
     r"每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
     + TITLE
     + r"|每[\d两三四五六七八九十半双单]"
-    r"|\b(?:every|each)\s+(?:other|second|third|fourth|\d+|day|week|month|year|quarter|morning|night|evening|full|\w+day)\b",
+    r"|\b(?:every|each)\s+(?:other|second|third|fourth|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day)\b"
+    r"|\b(?:once|twice|thrice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)\b",
     IC,
 )
-_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底号")
+_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底号初旬")
 _WORDS_END = re.compile(r"[，,。；;！!？?\n]|提醒|叫我|让我|要|都|给我|\s+(?:to|remind)\b", IC)
 
 
@@ -538,14 +552,16 @@ def _first_reading(text: str) -> tuple[re.Match[str], str | None] | None:
     return best
 
 
-def _unreadable_words(text: str, start: int) -> tuple[int, int]:
-    """The unreadable phrase: up to its last period word ("每逢双数日|浇水"), or four English words."""
+def _unreadable_words(text: str, start: int, at_least: int = 0) -> tuple[int, int]:
+    """The unreadable phrase: up to its last period word ("每逢双数日|浇水"), or four English words;
+    never shorter than ``at_least`` (the end of what made it unreadable: "每年春节和中秋|回家")."""
     end = _WORDS_END.search(text, start + 1)
     stop = min(end.start() if end else len(text), start + (40 if text[start].isascii() else 16))
     if text[start].isascii():
         words = re.match(r"\S+(?:\s+\S+){0,3}", text[start:stop])
-        return start, start + (words.end() if words else stop - start)
-    last = max((i for i in range(start, stop) if text[i] in _PERIOD_CHARS), default=stop - 1)
+        return start, max(at_least, start + (words.end() if words else stop - start))
+    periods = (i for i in range(start, stop) if text[i] in _PERIOD_CHARS and text[i + 1 : i + 2] not in ("报", "刊"))
+    last = max(max(periods, default=stop - 1), at_least - 1)
     if text[last] in "周期拜" and last + 1 < stop and text[last + 1] in CN_WEEKDAY:
         last += 1  # "每月第二和第四个周六": the weekday belongs to the phrase
     return start, last + 1
@@ -619,8 +635,8 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     m, core = found
     assert core is not None
-    if _SUSPECT.match(text, m.end()):
-        a, b = _unreadable_words(text, m.start())
+    if suspect := _SUSPECT.match(text, m.end()):
+        a, b = _unreadable_words(text, m.start(), suspect.end())
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     spans = [m.span()]
     core = _loose_date(text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :], core, spans)

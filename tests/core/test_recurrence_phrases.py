@@ -67,6 +67,7 @@ FAMILIES = [
     ("每年3月8日给妈妈订花", "每年3月8日", "FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=8", "给妈妈订花"),
     ("每年的12月1日续保车险", "每年的12月1日", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=1", "续保车险"),
     ("每两年体检一次", "每两年", "FREQ=YEARLY;INTERVAL=2", "体检一次"),
+    ("每年年底写年终总结", "每年年底", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1", "写年终总结"),
     # English
     ("stretch every day at 7am", "every day", "FREQ=DAILY", "stretch at 7am"),
     ("take the vitamins daily", "daily", "FREQ=DAILY", "take the vitamins"),
@@ -79,6 +80,10 @@ FAMILIES = [
     ("review goals on the last day of every month", "on the last day of every month", "FREQ=MONTHLY;BYMONTHDAY=-1", "review goals"),
     ("book club on the first Thursday of each month", "on the first Thursday of each month", "FREQ=MONTHLY;BYDAY=1TH", "book club"),
     ("send Anna a card every year on May 4", "every year on May 4", "FREQ=YEARLY;BYMONTH=5;BYMONTHDAY=4", "send Anna a card"),
+    ("sync with design weekly on Mondays", "weekly on Mondays", "FREQ=WEEKLY;BYDAY=MO", "sync with design"),
+    ("gym on Mondays and Wednesdays", "on Mondays and Wednesdays", "FREQ=WEEKLY;BYDAY=MO,WE", "gym"),
+    ("water the ferns every second Tuesday", "every second Tuesday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "water the ferns"),
+    ("rotate the keys every 2nd week", "every 2nd week", "FREQ=WEEKLY;INTERVAL=2", "rotate the keys"),
 ]  # fmt: skip
 
 CHINESE_CALENDAR = [
@@ -201,6 +206,15 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("每月15号和30号交保洁费", "每月15号和30号", "交保洁费"),  # no 30th in February: unreadable, not wrong
         ("每周五到周一值班", "每周五到周一", "值班"),
         ("clean the gutters every full moon", "every full moon", "clean the gutters"),
+        # A position or a list the readers don't take was read as a bare period ("每月" = today's day).
+        ("每月最后一个工作日交考勤", "每月最后一个工作日", "交考勤"),
+        ("每周最后一个工作日写周报", "每周最后一个工作日", "写周报"),
+        ("每月中旬给车保养", "每月中旬", "给车保养"),
+        ("每年年初定读书计划", "每年年初", "定读书计划"),
+        ("每个月的15号和月底对账", "每个月的15号和月底", "对账"),
+        ("每年春节和中秋回老家", "每年春节和中秋", "回老家"),
+        ("file the taxes every year in March", "every year in March", "file the taxes"),
+        ("take the pills three times a day", "three times a day", "take the pills"),
     ],
 )
 def test_unreadable_repetition_gives_no_rule_but_its_words(text: str, words: str, rest: str) -> None:
