@@ -216,6 +216,9 @@ OLD_RULES = [
     ("FREQ=YEARLY;INTERVAL=3;BYMONTH=6", datetime(2011, 6, 15, 9, 0)),
     ("FREQ=YEARLY;BYWEEKNO=1;BYDAY=MO", datetime(2010, 1, 4, 9, 0)),
     ("FREQ=DAILY;INTERVAL=7;X-DAYS=CN-WORKDAY", datetime(2010, 1, 4, 9, 0)),
+    ("FREQ=MONTHLY;BYMONTHDAY=28,29,30,31;BYSETPOS=-1", datetime(2009, 12, 31, 9, 0)),  # 每月31号
+    ("FREQ=WEEKLY;INTERVAL=2;BYDAY=MO,WE,FR;BYSETPOS=-1;WKST=SU", datetime(2013, 7, 10, 9, 0)),
+    ("FREQ=DAILY;BYMONTH=10;BYMONTHDAY=8", datetime(2011, 5, 5, 9, 0)),  # walked a year at a time
 ]
 
 
@@ -263,9 +266,10 @@ def test_with_count_and_a_rare_filter_the_walk_stays_bounded() -> None:
 
 _FREQ_PARTS = {
     "DAILY": st.just(""),
-    "WEEKLY": st.sets(st.sampled_from(["MO", "TU", "WE", "TH", "FR", "SA", "SU"]), max_size=3).map(
-        lambda days: f";BYDAY={','.join(sorted(days))}" if days else ""
-    ),
+    "WEEKLY": st.tuples(
+        st.sets(st.sampled_from(["MO", "TU", "WE", "TH", "FR", "SA", "SU"]), min_size=1, max_size=3),
+        st.sampled_from(["", ";WKST=SU", ";WKST=TH", ";BYSETPOS=1", ";BYSETPOS=-1;WKST=SA"]),
+    ).map(lambda dw: f";BYDAY={','.join(sorted(dw[0]))}{dw[1]}"),
     "MONTHLY": st.one_of(
         st.just(""),
         st.integers(1, 28).map(lambda d: f";BYMONTHDAY={d}"),
