@@ -1,7 +1,8 @@
 """Expanding a rule into occurrences, always bounded (``MAX_STEPS`` candidates per call).
 
 Plain RFC 5545 rules walk python-dateutil's ``rrule`` on wall-clock (naive) times in the rule's
-zone, so a weekly 09:00 stays 09:00 across DST. The Chinese-calendar parts (core/recurrence
+zone, so a weekly 09:00 stays 09:00 across DST; without COUNT the walk starts near the asked
+moment (fast-forward), and it never looks past a horizon of years. The Chinese-calendar parts (core/recurrence
 docstring) are days from core.timeanchor.chinacal: ``X-DAYS`` filters the days dateutil gives;
 ``RSCALE=CHINESE`` and ``X-TERM`` list the days of each year themselves (lunar-python), with the
 rule's COUNT and UNTIL applied as RFC 5545 does.
@@ -228,11 +229,12 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
     start = rec.start.replace(tzinfo=None)
     if count is None:
         parts, start = _fast_forward(parts, start, after.astimezone(rec.start.tzinfo).replace(tzinfo=None))
-    if parts["FREQ"] == "DAILY" and parts.get("INTERVAL", "1") == "1" and "BYMONTHDAY" in parts:
+    daily = parts["FREQ"] == "DAILY" and parts.get("INTERVAL", "1") == "1"
+    if daily and "BYMONTHDAY" in parts and "BYSETPOS" not in parts:
         # The same days, walked a year at a time: dateutil visits every day of a DAILY rule, so a
         # rare one ("BYMONTH=2;BYMONTHDAY=29") costs 365 steps a year. BYMONTHDAY keeps YEARLY from
-        # taking DTSTART's month and day as defaults; there is no BYSETPOS in a plain DAILY rule.
-        parts = {**parts, "FREQ": "YEARLY"} if "BYSETPOS" not in parts else parts
+        # taking DTSTART's month and day as defaults.
+        parts = {**parts, "FREQ": "YEARLY"}
     until = _until(parts, rec.start.tzinfo)
     if until is not None:
         parts = {**parts, "UNTIL": until.strftime("%Y%m%dT%H%M%S")}  # dateutil: naive, like DTSTART
@@ -240,7 +242,7 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
     plain = ";".join(f"{k}={v}" for k, v in parts.items() if not k.startswith(skip))
     base = rrulestr(plain, dtstart=start)
     assert isinstance(base, rrule)
-    bounded = _BoundedRule.__new__(_BoundedRule)
+    bounded = _BoundedRule.__new__(_BoundedRule)  # dateutil's parsed rule, iterated with a horizon
     bounded.__dict__.update(base.__dict__)
     keep = _DAY_FILTERS.get(parts.get("X-DAYS", ""))
     years = _HORIZON_YEARS if keep is None else _X_DAYS_HORIZON_YEARS
@@ -277,8 +279,9 @@ def occurrences(
     (or at it, when ``inclusive``) and not later than ``before``.
 
     Bounded: at most MAX_STEPS candidates and _HORIZON_YEARS years past ``after`` (or DTSTART) are
-    looked at (_X_DAYS_HORIZON_YEARS for an X-DAYS rule). A rule without COUNT is fast-forwarded to ``after``, so an old DTSTART costs nothing;
-    a rule with COUNT is counted from DTSTART, so past MAX_STEPS candidates it gives no more."""
+    looked at (_X_DAYS_HORIZON_YEARS for an X-DAYS rule). A rule without COUNT is fast-forwarded
+    to ``after``, so an old DTSTART costs nothing; a rule with COUNT is counted from DTSTART, so
+    past MAX_STEPS candidates it gives no more."""
     out: list[datetime] = []
     for moment in _walk(rec, after):
         if before is not None and moment > before:
