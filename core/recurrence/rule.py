@@ -90,7 +90,10 @@ class Recurrence:
         m = _ICAL.fullmatch(text)
         if m is None:
             raise RuleError("not a stored recurrence (DTSTART;TZID=…:…\\nRRULE:…)")
-        start = datetime.strptime(m["start"], "%Y%m%dT%H%M%S")
+        try:
+            start = datetime.strptime(m["start"], "%Y%m%dT%H%M%S")
+        except ValueError as exc:  # "20261399T000000": the shape of a date, not a date
+            raise RuleError("the stored DTSTART is not a real date and time") from exc
         return make(m["rule"], start=start, tz=m["tz"])
 
     def rebased(self, start: datetime) -> Recurrence:

@@ -127,6 +127,21 @@ def test_from_ical_refuses_what_is_not_a_stored_rule(text: str) -> None:
         Recurrence.from_ical(text)
 
 
+@settings(max_examples=100, deadline=None)
+@given(
+    tz=st.sampled_from(["Asia/Shanghai", "Nowhere/X", "UTC"]),
+    stamp=st.from_regex(r"\d{8}T\d{6}", fullmatch=True),
+    rule=st.sampled_from(["FREQ=DAILY", "FREQ=HOURLY", "FREQ=WEEKLY;BYDAY=MO", "X"]),
+)
+def test_from_ical_of_any_stored_text_is_a_recurrence_or_rule_error(tz: str, stamp: str, rule: str) -> None:
+    # A stored value that went bad (a hand-edited row) must not crash the series code (it catches RuleError).
+    try:
+        rec = Recurrence.from_ical(f"DTSTART;TZID={tz}:{stamp}\nRRULE:{rule}")
+    except RuleError:
+        return
+    assert rec.rule == rule and rec.tz == tz
+
+
 def test_from_ical_validates_the_rule_it_reads() -> None:
     with pytest.raises(RuleError, match="nothing finer"):
         Recurrence.from_ical("DTSTART;TZID=Asia/Shanghai:20261201T090000\nRRULE:FREQ=HOURLY")
