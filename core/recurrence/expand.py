@@ -145,11 +145,17 @@ def _calendar_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> I
                 continue
             if until is not None and moment > until:
                 return
-            yield moment.replace(tzinfo=zone)
+            yield _aware(moment, zone)
             seen += 1
             if count is not None and seen >= count:
                 return
         year += 1
+
+
+def _aware(naive: datetime, zone: tzinfo | None) -> datetime:
+    """A wall-clock time in the zone, as a real instant: one in a spring-forward gap (02:30 on the
+    day 02:00 jumps to 03:00) is read with the offset before the gap, as RFC 5545 says (03:30)."""
+    return naive.replace(tzinfo=zone).astimezone(UTC).astimezone(zone)
 
 
 def _until(parts: dict[str, str], zone: tzinfo | None) -> datetime | None:
@@ -254,7 +260,7 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
         if naive < rec.start.replace(tzinfo=None):
             continue
         if keep is None or keep(naive.date()):
-            yield naive.replace(tzinfo=rec.start.tzinfo)
+            yield _aware(naive, rec.start.tzinfo)
             seen += 1
             if count is not None and seen >= count:
                 return

@@ -54,6 +54,16 @@ def test_weekly_nine_oclock_stays_nine_oclock_across_both_dst_changes() -> None:
     assert all(o.tzinfo == NY for o in found)
 
 
+def test_a_wall_time_in_the_spring_gap_is_read_as_rfc_5545_says() -> None:
+    # 02:30 does not exist on Sunday 8 March 2026 in New York: RFC 5545 takes the offset from before
+    # the gap, so it is 03:30 EDT (07:30 UTC); the weeks around it stay 02:30.
+    rec = _rule("FREQ=WEEKLY;BYDAY=SU", datetime(2026, 3, 1, 2, 30), tz="America/New_York")
+    found = occurrences(rec, after=rec.start, limit=3, inclusive=True)
+    utc = [o.astimezone(ZoneInfo("UTC")).strftime("%m-%d %H:%M") for o in found]
+    assert utc == ["03-01 07:30", "03-08 07:30", "03-15 06:30"]
+    assert found[1].astimezone(NY).strftime("%H:%M %Z") == "03:30 EDT"
+
+
 # --- the statutory calendar (X-DAYS) -----------------------------------------------------------
 
 WORKDAYS_2026 = {d for d in _year(2026) if chinese_calendar.is_workday(d)}
