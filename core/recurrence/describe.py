@@ -46,6 +46,15 @@ def _ordinal(n: int) -> str:
     return f"{n}{'th' if 10 <= n % 100 <= 20 else {1: 'st', 2: 'nd', 3: 'rd'}.get(n % 10, 'th')}"
 
 
+def _nth_of_month(p: dict[str, str]) -> tuple[int, str] | None:
+    """(n, day code) of a yearly "nth weekday of one month" rule (母亲节: BYMONTH=5;BYDAY=2SU)."""
+    day, month = p.get("BYDAY", ""), p.get("BYMONTH", ",")
+    if p["FREQ"] != "YEARLY" or "," in month or "," in day or day[-2:] not in _DAY_CODES:
+        return None
+    n = day[:-2]
+    return (int(n), day[-2:]) if n.lstrip("-").isdigit() and int(n) in (1, 2, 3, 4, 5, -1) else None
+
+
 def _unhandled(p: dict[str, str]) -> bool:
     """A combination the tables below would misread (by dropping a part): say the rule instead."""
     freq, keys = p["FREQ"], set(p) - _PLAIN - {"X-DAYS"}
@@ -61,7 +70,8 @@ def _unhandled(p: dict[str, str]) -> bool:
     if "BYMONTH" in p:
         quarter = f"{p['BYMONTH']};{p.get('BYMONTHDAY')}" in _QUARTERS
         one_day = "," not in p["BYMONTH"] and "," not in p.get("BYMONTHDAY", ",")
-        if freq != "YEARLY" or not (quarter or one_day) or "BYDAY" in p:
+        nth_weekday = _nth_of_month(p) is not None
+        if freq != "YEARLY" or not (quarter or one_day or nth_weekday) or ("BYDAY" in p and not nth_weekday):
             return True
     return "BYMONTHDAY" in p and any(int(d) < -2 for d in p["BYMONTHDAY"].split(","))
 
@@ -113,6 +123,9 @@ def _zh_core(p: dict[str, str]) -> str:
             return f"每年农历{'正' if month == '1' else _ZH_NUM[int(month)] if int(month) <= 10 else '十' + _ZH_NUM[int(month) - 10]}月{days}"
         return f"每月农历{days}"
     every = _zh_every(_ZH_UNITS[freq], interval)
+    if yearly_nth := _nth_of_month(p):
+        n, code = yearly_nth
+        return f"每年{p['BYMONTH']}月{'最后一个' if n == -1 else f'第{_ZH_NUM[n]}个'}周{_ZH_DAYS[code]}"
     if "BYDAY" in p:
         codes = p["BYDAY"].split(",")
         if p["BYDAY"] == _WEEKDAYS and "BYSETPOS" in p:
@@ -164,6 +177,11 @@ def _en_core(p: dict[str, str]) -> str:
     every = (
         f"every {unit}" if interval == 1 else ("every other " + unit if interval == 2 else f"every {interval} {unit}s")
     )
+    if yearly_nth := _nth_of_month(p):
+        months = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+                  "October", "November", "December"]  # fmt: skip
+        n, code = yearly_nth
+        return f"every year on the {_EN_ORD[n]} {_EN_DAYS[code]} of {months[int(p['BYMONTH']) - 1]}"
     codes = p.get("BYDAY", "").split(",") if "BYDAY" in p else []
     if p.get("BYDAY") == _WEEKDAYS and "BYSETPOS" in p:
         return f"the {'first' if p['BYSETPOS'] == '1' else 'last'} weekday (Monday to Friday) of {every}"

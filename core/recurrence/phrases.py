@@ -92,6 +92,31 @@ FESTIVALS = {
     "小年": (12, 23),
     "除夕": (12, -1),
 }
+# Gregorian festivals as the rule's date part: fixed days, or the nth weekday of a month.
+CIVIL_FESTIVALS = {
+    "元旦": "BYMONTH=1;BYMONTHDAY=1",
+    "情人节": "BYMONTH=2;BYMONTHDAY=14",
+    "三八节": "BYMONTH=3;BYMONTHDAY=8",
+    "妇女节": "BYMONTH=3;BYMONTHDAY=8",
+    "植树节": "BYMONTH=3;BYMONTHDAY=12",
+    "愚人节": "BYMONTH=4;BYMONTHDAY=1",
+    "劳动节": "BYMONTH=5;BYMONTHDAY=1",
+    "五一": "BYMONTH=5;BYMONTHDAY=1",
+    "青年节": "BYMONTH=5;BYMONTHDAY=4",
+    "儿童节": "BYMONTH=6;BYMONTHDAY=1",
+    "六一": "BYMONTH=6;BYMONTHDAY=1",
+    "建军节": "BYMONTH=8;BYMONTHDAY=1",
+    "教师节": "BYMONTH=9;BYMONTHDAY=10",
+    "国庆节": "BYMONTH=10;BYMONTHDAY=1",
+    "国庆": "BYMONTH=10;BYMONTHDAY=1",
+    "万圣节": "BYMONTH=10;BYMONTHDAY=31",
+    "平安夜": "BYMONTH=12;BYMONTHDAY=24",
+    "圣诞节": "BYMONTH=12;BYMONTHDAY=25",
+    "圣诞": "BYMONTH=12;BYMONTHDAY=25",
+    "母亲节": "BYMONTH=5;BYDAY=2SU",
+    "父亲节": "BYMONTH=6;BYDAY=3SU",
+    "感恩节": "BYMONTH=11;BYDAY=4TH",
+}
 SOLAR_TERMS = {
     "小寒": "XIAOHAN",
     "大寒": "DAHAN",
@@ -141,6 +166,7 @@ DAYS = rf"{D1}(?:[、,，和及与]?{WD}?{D1})*(?![次遍回趟])"  # "每周一
 LD = r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|三十)"
 MD = rf"(?:{N}|{LD})"
 FEST = "|".join(FESTIVALS)
+CIVIL = "|".join(sorted(CIVIL_FESTIVALS, key=len, reverse=True))  # 国庆节 before 国庆
 TERM = "|".join(SOLAR_TERMS)
 EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?\b"
 EDAYS = rf"{EWD}(?:(?:,\s*|\s+and\s+|\s*&\s*|\s*/\s*){EWD})*"
@@ -221,6 +247,8 @@ def _yearly(m: re.Match[str]) -> str:
     if fest:
         fm, fd = FESTIVALS[fest]
         return f"RSCALE=CHINESE;FREQ=YEARLY;BYMONTH={fm};BYMONTHDAY={fd}"
+    if civil := _g(m, "civil"):
+        return f"FREQ=YEARLY;{CIVIL_FESTIVALS[civil]}"
     if term:
         return f"FREQ=YEARLY;X-TERM={SOLAR_TERMS[term]}"
     if mo and day:
@@ -291,6 +319,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每个?月的?(?P<d>初[一二三四五六七八九十](?:[和、及与]?{LD})*)", _lunar_monthly),
         (rf"每个?月的?(?:农历|阴历)的?(?P<d>{MD}(?:[号日]?[和、及与]?{MD})*)[号日]?", _lunar_monthly),
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
+        (rf"每(?:逢|年的?)(?P<civil>{CIVIL})", _yearly),
         (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
         (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),
         # "年底" is the year's last day, as "到年底为止" reads; "年初" (some day early in the year) is not read.
@@ -301,7 +330,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
-            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*)|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
+            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*|{N}(?![\d零一二两三四五六七八九十号日千百万块元个次天周月年点时分小钟]))|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
             rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?" + TITLE,
             _monthly,
         ),
@@ -413,12 +442,14 @@ def _en_biweekly(m: re.Match[str]) -> str:
 
 
 # A date said apart from a bare "每年" ("我妈农历八月十二生日，每年提醒我") belongs to the rule.
-_LOOSE_DATE = re.compile(rf"(?P<lunar>农历|阴历)?(?P<mo>{N})月(?P<d>{MD})[日号]?|(?P<fest>{FEST})节?")
+_LOOSE_DATE = re.compile(
+    rf"(?P<lunar>农历|阴历)?(?P<mo>{N})月(?P<d>{MD})[日号]?|(?P<fest>{FEST})节?|(?P<civil>{CIVIL})"
+)
 # What a reader may not be followed by: a rule continuing beyond what the table reads.
 _SUSPECT = re.compile(
     r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数"
     # a position the reader did not take ("每月|最后一个工作日", "每月|中旬", "每年|年初")
-    r"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末"
+    r"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末|[\u4e00-\u9fff]{1,3}节"  # "每年|开斋节": a festival we don't know
     # a list the reader did not finish ("每月15号|和月底", "每年春节|和中秋")
     rf"|[和及与、](?:每|月底|月末|月初|年底|{FEST}|{TERM}|{WD}{D1}|{N}[号日]))"
     r"|\s+(?:full\s+moon|and\s+a\s+half|except|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
@@ -618,6 +649,8 @@ def _loose_date(text: str, core: str, spans: list[tuple[int, int]]) -> str:
     if m["fest"]:
         mo, d = FESTIVALS[m["fest"]]
         return f"RSCALE=CHINESE;FREQ=YEARLY;BYMONTH={mo};BYMONTHDAY={d}"
+    if m["civil"]:
+        return f"FREQ=YEARLY;{CIVIL_FESTIVALS[m['civil']]}"
     lunar = "RSCALE=CHINESE;" if m["lunar"] else ""
     return f"{lunar}FREQ=YEARLY;BYMONTH={_n(m['mo'])};BYMONTHDAY={_lunar_day(m['d'])}"
 
@@ -655,7 +688,7 @@ def _keepable(rule: str | None, now: datetime) -> bool:
     from core.recurrence.rule import RuleError, make
 
     try:
-        make(rule or "", start=now, tz="UTC")
+        make(rule or "", start=now, tz=getattr(now.tzinfo, "key", "UTC"))  # the user's zone: UNTIL is wall time
     except RuleError:
         return False
     return True

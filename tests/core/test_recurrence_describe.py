@@ -46,6 +46,7 @@ NINE = (9, 0, 0)
         ("FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1", None, "每季度末", "the last day of every quarter"),
         ("FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1", None, "每季度第一天", "the first day of every quarter"),
         ("FREQ=YEARLY;BYMONTH=5;BYMONTHDAY=4", NINE, "每年5月4日 09:00", "every year on May 4 at 09:00"),
+        ("FREQ=YEARLY;BYMONTH=5;BYDAY=2SU", None, "每年5月第二个周日", "every year on the second Sunday of May"),
         ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=8;BYMONTHDAY=12", (8, 0, 0), "每年农历八月十二 08:00", "every year on the 12th of the 8th lunar month at 08:00"),
         ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1", (18, 0, 0), "每年除夕 18:00", "every year on Chinese New Year's Eve at 18:00"),
         ("RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=8;BYMONTHDAY=15", None, "每年农历八月十五", "every year on the Mid-Autumn Festival"),

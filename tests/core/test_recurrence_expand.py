@@ -182,6 +182,12 @@ def test_the_31st_every_month_falls_back_to_the_last_day() -> None:
     assert date(2027, 1, 31) in got and len(got) == 16
 
 
+def test_mothers_day_is_the_second_sunday_of_may() -> None:
+    rec = _rule("FREQ=YEARLY;BYMONTH=5;BYDAY=2SU", datetime(2026, 11, 30, 9, 0))  # 每年母亲节
+    got = [o.date() for o in occurrences(rec, after=rec.start, limit=3)]
+    assert got == [date(2027, 5, 9), date(2028, 5, 14), date(2029, 5, 13)]
+
+
 def test_until_is_inclusive_and_count_is_exact() -> None:
     until = _rule("FREQ=WEEKLY;BYDAY=MO;UNTIL=20261221T235959", datetime(2026, 11, 30, 9, 0))
     assert [o.day for o in occurrences(until, after=until.start, limit=10, inclusive=True)] == [30, 7, 14, 21]

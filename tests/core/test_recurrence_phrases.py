@@ -50,6 +50,8 @@ FAMILIES = [
     ("每隔两天喂乌龟", "每隔两天", "FREQ=DAILY;INTERVAL=3", "喂乌龟"),
     # monthly
     ("每月15号交物业费", "每月15号", "FREQ=MONTHLY;BYMONTHDAY=15", "交物业费"),
+    ("每月十五交宽带费", "每月十五", "FREQ=MONTHLY;BYMONTHDAY=15", "交宽带费"),  # no 号, no 初/农历: the Gregorian day
+    ("每月十二点抄电表", "每月", "FREQ=MONTHLY", "十二点抄电表"),  # 十二点 is a time of day, not the 10th
     ("每个月20日发工资条", "每个月20日", "FREQ=MONTHLY;BYMONTHDAY=20", "发工资条"),
     ("每月1号和15号交水费", "每月1号和15号", "FREQ=MONTHLY;BYMONTHDAY=1,15", "交水费"),
     ("每两个月的10号缴燃气费", "每两个月的10号", "FREQ=MONTHLY;INTERVAL=2;BYMONTHDAY=10", "缴燃气费"),
@@ -106,6 +108,12 @@ CHINESE_CALENDAR = [
     ("每年农历正月十五挂灯笼", "每年农历正月十五", "RSCALE=CHINESE;FREQ=YEARLY;BYMONTH=1;BYMONTHDAY=15", "挂灯笼"),
     ("每年冬至吃饺子", "每年冬至", "FREQ=YEARLY;X-TERM=DONGZHI", "吃饺子"),
     ("每年清明回乡扫墓", "每年清明", "FREQ=YEARLY;X-TERM=QINGMING", "回乡扫墓"),
+    # Gregorian festivals were read as a bare 每年 (every year on today's date).
+    ("每年国庆节带爸妈旅游", "每年国庆节", "FREQ=YEARLY;BYMONTH=10;BYMONTHDAY=1", "带爸妈旅游"),
+    ("每年三八节给妈妈买花", "每年三八节", "FREQ=YEARLY;BYMONTH=3;BYMONTHDAY=8", "给妈妈买花"),
+    ("每年圣诞节寄贺卡", "每年圣诞节", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=25", "寄贺卡"),
+    ("每年母亲节订蛋糕", "每年母亲节", "FREQ=YEARLY;BYMONTH=5;BYDAY=2SU", "订蛋糕"),
+    ("每逢感恩节给导师打电话", "每逢感恩节", "FREQ=YEARLY;BYMONTH=11;BYDAY=4TH", "给导师打电话"),
 ]  # fmt: skip
 
 
@@ -213,6 +221,7 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("每年年初定读书计划", "每年年初", "定读书计划"),
         ("每个月的15号和月底对账", "每个月的15号和月底", "对账"),
         ("每年春节和中秋回老家", "每年春节和中秋", "回老家"),
+        ("每年开斋节去清真寺", "每年开斋节", "去清真寺"),  # a festival the tables don't know
         ("file the taxes every year in March", "every year in March", "file the taxes"),
         ("take the pills three times a day", "three times a day", "take the pills"),
     ],
