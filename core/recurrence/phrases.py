@@ -355,7 +355,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         ),
         # English.
         (
-            rf"\b(?:on\s+)?the\s+(?P<pos>first|second|third|fourth|last)\s+(?P<days>{EWD})\s+of\s+(?:every|each|the)\s+month\b",
+            rf"\b(?:(?:on\s+)?the|every|each)\s+(?P<pos>first|second|third|fourth|last)\s+(?P<days>{EWD})\s+of\s+(?:every|each|the)\s+month\b",
             _en_nth,
         ),
         (
@@ -384,7 +384,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             rf"\b(?:every|each)\s+(?:(?P<k>{ENUM}|other|second)\s+)?(?P<unit>day|week|month|year|quarter)s?\b(?:\s+on\s+(?P<days>{EDAYS}))?",
             _en_every,
         ),
-        (rf"\b(?:every|each)(?:\s+single)?{_EN_TIME}", _const("FREQ=DAILY")),
+        (rf"\b(?:every|each)(?:\s+single)?{_EN_TIME}|\b(?:every|each)\s+single\s+day\b", _const("FREQ=DAILY")),
         (
             rf"\b(?P<k>{ENUM}|a)\s+(?P<unit>day|week|month)s?(?=\s+after\s+(?:i|you)\s+(?:finish|complete|am\s+done))",
             _en_every,
@@ -460,7 +460,7 @@ _PERIODISH = re.compile(
     r"每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
     + TITLE
     + r"|每[\d两三四五六七八九十半双单]"
-    r"|\b(?:every|each)\s+(?:other|second|third|fourth|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day)\b"
+    r"|\b(?:every|each)\s+(?:other|second|third|fourth|last|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day|hour|minute|half)\b"
     r"|\b(?:once|twice|thrice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)\b",
     IC,
 )

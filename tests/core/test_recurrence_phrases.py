@@ -86,6 +86,8 @@ FAMILIES = [
     ("gym on Mondays and Wednesdays", "on Mondays and Wednesdays", "FREQ=WEEKLY;BYDAY=MO,WE", "gym"),
     ("water the ferns every second Tuesday", "every second Tuesday", "FREQ=WEEKLY;INTERVAL=2;BYDAY=TU", "water the ferns"),
     ("rotate the keys every 2nd week", "every 2nd week", "FREQ=WEEKLY;INTERVAL=2", "rotate the keys"),
+    ("board games every last Friday of the month", "every last Friday of the month", "FREQ=MONTHLY;BYDAY=-1FR", "board games"),
+    ("floss every single day", "every single day", "FREQ=DAILY", "floss"),
 ]  # fmt: skip
 
 CHINESE_CALENDAR = [
@@ -178,6 +180,7 @@ def test_bounds_are_read_and_cut(text: str, rule: str, rest: str) -> None:
         ("从下个月开始每月1号交房租", date(2026, 12, 1), "FREQ=MONTHLY;BYMONTHDAY=1", "交房租"),
         ("从12月15日开始每天打卡", date(2026, 12, 15), "FREQ=DAILY", "打卡"),
         ("starting next Monday, jog every Wednesday", date(2026, 12, 7), "FREQ=WEEKLY;BYDAY=WE", "jog"),
+        ("stretch every day starting tomorrow", date(2026, 12, 1), "FREQ=DAILY", "stretch"),
     ],
 )
 def test_the_first_day_is_read(text: str, first: date, rule: str, rest: str) -> None:
@@ -224,6 +227,7 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("每年开斋节去清真寺", "每年开斋节", "去清真寺"),  # a festival the tables don't know
         ("file the taxes every year in March", "every year in March", "file the taxes"),
         ("take the pills three times a day", "three times a day", "take the pills"),
+        ("every hour sip water", "every hour sip water", ""),  # finer than a day: said, not kept
     ],
 )
 def test_unreadable_repetition_gives_no_rule_but_its_words(text: str, words: str, rest: str) -> None:
