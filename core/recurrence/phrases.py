@@ -457,7 +457,8 @@ _SUSPECT = re.compile(
 )
 # A period after a repetition word: without one ("每个人", "每次", "everyone") it is not repetition.
 _PERIODISH = re.compile(
-    r"每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
+    r"每隔?(?:[个一]|\d+|[两三四五六七八九十半]+)?个?(?:小时|钟头|分钟)"  # finer than a day: said, never kept
+    r"|每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
     + TITLE
     + r"|每[\d两三四五六七八九十半双单]"
     r"|\b(?:every|each)\s+(?:other|second|third|fourth|last|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day|hour|minute|half)\b"
@@ -592,7 +593,7 @@ def _unreadable_words(text: str, start: int, at_least: int = 0) -> tuple[int, in
         words = re.match(r"\S+(?:\s+\S+){0,3}", text[start:stop])
         return start, max(at_least, start + (words.end() if words else stop - start))
     periods = (i for i in range(start, stop) if text[i] in _PERIOD_CHARS and text[i + 1 : i + 2] not in ("报", "刊"))
-    last = max(max(periods, default=stop - 1), at_least - 1)
+    last = max(max(periods, default=-1 if at_least else stop - 1), at_least - 1)
     if text[last] in "周期拜" and last + 1 < stop and text[last + 1] in CN_WEEKDAY:
         last += 1  # "每月第二和第四个周六": the weekday belongs to the phrase
     return start, last + 1
@@ -664,7 +665,7 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
         vague = _PERIODISH.search(text)
         if vague is None:
             return None
-        a, b = _unreadable_words(text, vague.start())
+        a, b = _unreadable_words(text, vague.start(), vague.end())
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     m, core = found
     assert core is not None

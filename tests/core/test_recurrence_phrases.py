@@ -228,6 +228,9 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("file the taxes every year in March", "every year in March", "file the taxes"),
         ("take the pills three times a day", "three times a day", "take the pills"),
         ("every hour sip water", "every hour sip water", ""),  # finer than a day: said, not kept
+        ("每小时起来活动一下", "每小时", "起来活动一下"),  # was no repetition at all (a one-off task)
+        ("每隔两小时量一次体温", "每隔两小时", "量一次体温"),
+        ("每30分钟看一眼烤箱", "每30分钟", "看一眼烤箱"),
     ],
 )
 def test_unreadable_repetition_gives_no_rule_but_its_words(text: str, words: str, rest: str) -> None:
