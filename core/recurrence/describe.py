@@ -35,6 +35,8 @@ _LUNAR_DAYS = (
 )
 _CLAMPS = {"28,29;-1": 29, "28,29,30;-1": 30, "28,29,30,31;-1": 31}
 END_OF_DAY = time(23, 59, 59)
+_ZH_FESTIVALS = {"1;1": "春节", "1;15": "元宵节", "5;5": "端午节", "7;7": "七夕", "8;15": "中秋节", "9;9": "重阳节",
+                 "12;8": "腊八节"}  # fmt: skip
 _PLAIN = frozenset({"FREQ", "INTERVAL", "COUNT", "UNTIL", "X-FROM", "WKST"})
 _WEEKDAYS = "MO,TU,WE,TH,FR"
 _QUARTERS = {"3,6,9,12;-1": ("每季度末", "the last day of every quarter"),
@@ -120,7 +122,9 @@ def _zh_core(p: dict[str, str]) -> str:
             month = p.get("BYMONTH", "1")
             if month == "12" and p.get("BYMONTHDAY") == "-1":
                 return "每年除夕"
-            return f"每年农历{'正' if month == '1' else _ZH_NUM[int(month)] if int(month) <= 10 else '十' + _ZH_NUM[int(month) - 10]}月{days}"
+            said = f"农历{'正' if month == '1' else _ZH_NUM[int(month)] if int(month) <= 10 else '十' + _ZH_NUM[int(month) - 10]}月{days}"
+            festival = _ZH_FESTIVALS.get(f"{month};{p.get('BYMONTHDAY', '1')}")
+            return f"每年{festival}（{said}）" if festival else f"每年{said}"
         return f"每月农历{days}"
     every = _zh_every(_ZH_UNITS[freq], interval)
     if yearly_nth := _nth_of_month(p):

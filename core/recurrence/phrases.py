@@ -321,6 +321,12 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
         (rf"每(?:逢|年的?)(?P<civil>{CIVIL})", _yearly),
         (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
+        (
+            rf"每(?:一)?年的?(?P<mo>{N})月的?(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1})",
+            lambda m: (
+                f"FREQ=YEARLY;BYMONTH={_n(m['mo'], 0)};BYDAY={-1 if m['pos2'] else _n(m['pos'], 0)}{CN_WEEKDAY[m['wd']]}"
+            ),
+        ),
         (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),
         # "年底" is the year's last day, as "到年底为止" reads; "年初" (some day early in the year) is not read.
         (
@@ -449,7 +455,7 @@ _LOOSE_DATE = re.compile(
 _SUSPECT = re.compile(
     r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数"
     # a position the reader did not take ("每月|最后一个工作日", "每月|中旬", "每年|年初")
-    r"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末|[\u4e00-\u9fff]{1,3}节"  # "每年|开斋节": a festival we don't know
+    rf"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末|[\u4e00-\u9fff]{{1,3}}节|{N}月"  # "每年|开斋节": a festival we don't know
     # a list the reader did not finish ("每月15号|和月底", "每年春节|和中秋")
     rf"|[和及与、](?:每|月底|月末|月初|年底|{FEST}|{TERM}|{WD}{D1}|{N}[号日]))"
     r"|\s+(?:full\s+moon|and\s+a\s+half|except|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",

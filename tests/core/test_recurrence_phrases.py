@@ -70,6 +70,7 @@ FAMILIES = [
     ("每年的12月1日续保车险", "每年的12月1日", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=1", "续保车险"),
     ("每两年体检一次", "每两年", "FREQ=YEARLY;INTERVAL=2", "体检一次"),
     ("每年年底写年终总结", "每年年底", "FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1", "写年终总结"),
+    ("每年11月最后一个周四聚餐", "每年11月最后一个周四", "FREQ=YEARLY;BYMONTH=11;BYDAY=-1TH", "聚餐"),
     # English
     ("stretch every day at 7am", "every day", "FREQ=DAILY", "stretch at 7am"),
     ("take the vitamins daily", "daily", "FREQ=DAILY", "take the vitamins"),
@@ -225,6 +226,7 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("每个月的15号和月底对账", "每个月的15号和月底", "对账"),
         ("每年春节和中秋回老家", "每年春节和中秋", "回老家"),
         ("每年开斋节去清真寺", "每年开斋节", "去清真寺"),  # a festival the tables don't know
+        ("每年5月体检", "每年5月", "体检"),  # which day of May? was read as today's date
         ("file the taxes every year in March", "every year in March", "file the taxes"),
         ("take the pills three times a day", "three times a day", "take the pills"),
         ("every hour sip water", "every hour sip water", ""),  # finer than a day: said, not kept
