@@ -258,9 +258,9 @@ def _yearly(m: re.Match[str]) -> str:
 
 def _quarter(m: re.Match[str]) -> str:
     if m["end"]:
-        return "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1"
+        return _QUARTER_RULES["end"]
     if m["begin"]:
-        return "FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1"
+        return _QUARTER_RULES["begin"]
     return "FREQ=MONTHLY;INTERVAL=3"
 
 
@@ -304,6 +304,12 @@ def _en_nth(m: re.Match[str]) -> str:
 
 _WORKDAY = "FREQ=DAILY;X-DAYS=CN-WORKDAY"
 _PLURAL = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+_EN_MDAY = r"\d{1,2}(?:st|nd|rd|th)?\b"
+_EN_MDAYS = rf"{_EN_MDAY}(?:(?:,\s*|\s+and\s+|\s*&\s*)(?:the\s+)?{_EN_MDAY})*"  # "the 1st and 15th"
+_QUARTER_RULES = {
+    "end": "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1",
+    "begin": "FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1",
+}
 _EARLY = r"(?=早上|早晨|早|晚上|晚|夜里|中午|上午|下午|傍晚)"
 _EN_TIME = r"(?=\s+(?:morning|night|evening|afternoon)\b)"
 
@@ -369,9 +375,13 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             _const("FREQ=MONTHLY;BYMONTHDAY=-1"),
         ),
         (
-            r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+of\s+(?:every|each|the)\s+month\b"
-            r"|\b(?:every|each)\s+month\s+on\s+the\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b",
+            rf"\b(?:on\s+)?the\s+(?P<day>{_EN_MDAYS})\s+of\s+(?:every|each|the)\s+month\b"
+            rf"|\b(?:every|each)\s+month\s+on\s+the\s+(?P<day2>{_EN_MDAYS})",
             lambda m: _en_monthday_k(m),
+        ),
+        (
+            r"\b(?:on\s+)?the\s+(?P<end>last|first)\s+day\s+of\s+(?:every|each|the)\s+quarter\b",
+            lambda m: _QUARTER_RULES["end" if m["end"].lower() == "last" else "begin"],
         ),
         (
             rf"\b(?:every|each)\s+year\s+on\s+(?P<mo>{EMON})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b"
@@ -383,7 +393,10 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             rf"|\b(?:on\s+)?(?P<plural>{_PLURAL}(?:(?:,\s*|\s+and\s+|\s*&\s*){_PLURAL})*)\b",
             lambda m: _en_weekly_days_k(m),
         ),
-        (r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bon\s+weekdays\b", _const("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")),
+        (
+            r"(?:\b(?:every|each)\s+weekday\b|\bweekdays\b|\bon\s+weekdays\b)(?:\s*\((?:monday\s+to\s+friday|mon-fri)\))?",
+            _const("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
+        ),
         (r"\b(?:every|each)\s+weekend\b|\b(?:on\s+)?weekends\b", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (rf"\b(?:bi-?weekly|fortnightly)(?:\s+on\s+(?P<days>{EDAYS}))?\b", lambda m: _en_biweekly(m)),
         (
@@ -429,8 +442,11 @@ def _daily_k(m: re.Match[str]) -> str:
     return f"FREQ=DAILY{_interval(_n(m['k'] or m['k2']) + (1 if m['skip'] else 0))}"
 
 
-def _en_monthday_k(m: re.Match[str]) -> str:
-    return f"FREQ=MONTHLY;{_monthday(int(m['day'] or m['day2']))}"
+def _en_monthday_k(m: re.Match[str]) -> str | None:
+    days = sorted({int(d) for d in re.findall(r"\d{1,2}", m["day"] or m["day2"])})
+    if len(days) == 1:
+        return f"FREQ=MONTHLY;{_monthday(days[0])}"
+    return f"FREQ=MONTHLY;BYMONTHDAY={','.join(map(str, days))}" if days[-1] < 29 else None  # as 每月15号和30号
 
 
 def _en_yearly_k(m: re.Match[str]) -> str | None:
@@ -667,7 +683,10 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
     if not TRIGGER.search(text):  # most chat messages: one regex scan, a few µs
         return None
     found = _first_reading(text)
-    if found is None or found[1] is None:
+    if found is not None and found[1] is None:  # a reader saw it and said it can't be kept faithfully
+        a, b = found[0].span()
+        return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
+    if found is None:
         vague = _PERIODISH.search(text)
         if vague is None:
             return None

@@ -118,3 +118,26 @@ def test_every_described_rule_reads_back_from_its_phrase() -> None:
         zh, _ = _say(rule)
         found = read_repeat(zh + "交材料", now=NOW)
         assert found is not None and found.rule == rule, zh
+
+
+@pytest.mark.parametrize(
+    "rule",
+    [
+        "FREQ=WEEKLY;BYDAY=MO",
+        "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR",
+        "FREQ=WEEKLY;BYDAY=MO,WE,FR",
+        "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR",
+        "FREQ=DAILY;INTERVAL=3",
+        "FREQ=MONTHLY;BYMONTHDAY=-1",
+        "FREQ=MONTHLY;BYMONTHDAY=15",
+        "FREQ=MONTHLY;BYMONTHDAY=1,15",
+        "FREQ=MONTHLY;BYDAY=1MO",
+        "FREQ=YEARLY;BYMONTH=5;BYMONTHDAY=4",
+        "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1",
+    ],
+)
+def test_the_english_description_reads_back_too(rule: str) -> None:
+    _, en = _say(rule, NINE)
+    found = read_repeat("call the bank " + en, now=NOW)
+    assert found is not None and found.rule == rule, en
+    assert found.rest == "call the bank at 09:00"

@@ -89,6 +89,8 @@ FAMILIES = [
     ("rotate the keys every 2nd week", "every 2nd week", "FREQ=WEEKLY;INTERVAL=2", "rotate the keys"),
     ("board games every last Friday of the month", "every last Friday of the month", "FREQ=MONTHLY;BYDAY=-1FR", "board games"),
     ("floss every single day", "every single day", "FREQ=DAILY", "floss"),
+    ("pay the nanny on the 1st and 15th of every month", "on the 1st and 15th of every month", "FREQ=MONTHLY;BYMONTHDAY=1,15", "pay the nanny"),
+    ("audit the books on the last day of every quarter", "on the last day of every quarter", "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1", "audit the books"),
 ]  # fmt: skip
 
 CHINESE_CALENDAR = [
@@ -217,6 +219,7 @@ def test_sentences_without_repetition_give_none(text: str) -> None:
         ("每月第二和第四个周六加班", "每月第二和第四个周六", "加班"),
         ("每月15号和30号交保洁费", "每月15号和30号", "交保洁费"),  # no 30th in February: unreadable, not wrong
         ("每周五到周一值班", "每周五到周一", "值班"),
+        ("pay on the 15th and 30th of every month", "on the 15th and 30th of every month", "pay"),
         ("clean the gutters every full moon", "every full moon", "clean the gutters"),
         # A position or a list the readers don't take was read as a bare period ("每月" = today's day).
         ("每月最后一个工作日交考勤", "每月最后一个工作日", "交考勤"),
