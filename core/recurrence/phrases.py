@@ -705,8 +705,10 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
     if not _keepable(rule, now):
         rule = None  # "每月32号", "每年2月30日", "共2000次": said, but no rule make() would keep
     rest = _cut(text, spans)
-    if _PERIODISH.search(rest) and read_repeat(rest, now=now) is not None:
-        rule = None  # two repetitions in one sentence: say unreadable rather than pick one
+    if _PERIODISH.search(rest):
+        # Two repetitions in one sentence: say unreadable rather than pick one. (Not read_repeat(rest):
+        # that recursed once per repetition word, so a long pasted text overflowed the stack.)
+        rule = None
     return RepeatPhrase(_said(text, m), rule, rest, first, tuple(sorted(spans)))
 
 

@@ -5,6 +5,7 @@ The clock is fixed: Monday 2026-11-30 10:00 in Shanghai (support.harness.NOW).""
 from __future__ import annotations
 
 import re
+import time
 from datetime import date
 
 import pytest
@@ -288,3 +289,10 @@ def test_any_sentence_gives_none_or_a_rule_make_keeps(text: str) -> None:
     found = read_repeat(text, now=NOW)
     if found is not None and found.rule is not None:
         make(found.rule, start=NOW, tz=TZ)  # raises RuleError if read_repeat let a bad rule through
+
+
+def test_a_long_pasted_text_is_read_quickly_and_without_recursion() -> None:
+    began = time.perf_counter()
+    found = read_repeat("每周一" * 1500 + "开会", now=NOW)  # was a RecursionError after seconds
+    assert found is not None and found.rule is None  # many repetitions: unreadable
+    assert time.perf_counter() - began < 1.0
