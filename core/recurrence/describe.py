@@ -9,6 +9,7 @@ from datetime import time
 
 from core.locale import Locale
 from core.recurrence.rule import Recurrence
+from core.recurrence.terms import TERMS
 
 __all__ = ["describe"]
 
@@ -111,9 +112,7 @@ def _zh_core(p: dict[str, str]) -> str:
     if "X-DAYS" in p:
         return _ZH_X_DAYS[p["X-DAYS"]]
     if "X-TERM" in p:
-        from core.recurrence.expand import _TERMS
-
-        return f"每年{_TERMS[p['X-TERM']]}"
+        return f"每年{TERMS[p['X-TERM']]}"
     if p.get("RSCALE") == "CHINESE":
         days = "、".join(
             "最后一天" if d == "-1" else _LUNAR_DAYS[int(d) - 1] for d in p.get("BYMONTHDAY", "1").split(",")

@@ -15,15 +15,26 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from functools import lru_cache
 from types import FunctionType
-from typing import Any
+from typing import Any, Protocol
 
 from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrule, rrulestr
 
-from core.recurrence.rule import Recurrence
+from core.recurrence.terms import TERMS
 from core.timeanchor import chinacal
 
-__all__ = ["MAX_STEPS", "known_term", "next_after", "occurrences"]
+__all__ = ["MAX_STEPS", "Rule", "next_after", "occurrences"]
+
+
+class Rule(Protocol):
+    """What expansion reads of a rule (core.recurrence.rule.Recurrence; the rule module imports this
+    one, to check that a rule occurs at all, so this one must not import it)."""
+
+    @property
+    def start(self) -> datetime: ...
+
+    def parts(self) -> dict[str, str]: ...
+
 
 MAX_STEPS = 4000  # candidate occurrences one call may look at, whatever the rule
 _HORIZON_YEARS = 100  # how far past DTSTART (or the asked moment) a call looks; "never" beyond it
@@ -33,16 +44,6 @@ _X_DAYS_HORIZON_YEARS = 30
 _LAST_YEAR = 9998  # datetime's last year, less one: a lunar year reaches into the next Gregorian one
 _RRULE_ITER = rrule._iter
 _LONGEST_BREAK = 14  # days off in a row, at most (春节 with its weekends is 9)
-_TERMS = {
-    "XIAOHAN": "小寒", "DAHAN": "大寒", "LICHUN": "立春", "YUSHUI": "雨水", "JINGZHE": "惊蛰", "CHUNFEN": "春分",
-    "QINGMING": "清明", "GUYU": "谷雨", "LIXIA": "立夏", "XIAOMAN": "小满", "MANGZHONG": "芒种", "XIAZHI": "夏至",
-    "XIAOSHU": "小暑", "DASHU": "大暑", "LIQIU": "立秋", "CHUSHU": "处暑", "BAILU": "白露", "QIUFEN": "秋分",
-    "HANLU": "寒露", "SHUANGJIANG": "霜降", "LIDONG": "立冬", "XIAOXUE": "小雪", "DAXUE": "大雪", "DONGZHI": "冬至",
-}  # fmt: skip
-
-
-def known_term(name: str) -> bool:
-    return name in _TERMS
 
 
 def _after_holiday(d: date) -> bool:
@@ -109,7 +110,7 @@ def _year_days(parts: dict[str, str], year: int, start: date) -> list[date]:
     someone who burns incense "每月初一" does so in the leap month too (RFC 7529 iterates every month
     of the lunar year). BYMONTH=N is the ordinary month N only, so a yearly birthday stays once a year."""
     if "X-TERM" in parts:
-        day = chinacal.solar_terms(year).get(_TERMS.get(parts["X-TERM"], ""))
+        day = chinacal.solar_terms(year).get(TERMS.get(parts["X-TERM"], ""))
         return [day] if day else []
     lunar_month, lunar_day = _lunar_of(start)
     days = [int(d) for d in parts["BYMONTHDAY"].split(",")] if "BYMONTHDAY" in parts else [lunar_day]
@@ -129,7 +130,7 @@ def _year_days(parts: dict[str, str], year: int, start: date) -> list[date]:
     return sorted(d for d in found if d is not None)
 
 
-def _calendar_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iterator[datetime]:
+def _calendar_walk(rec: Rule, parts: dict[str, str], after: datetime) -> Iterator[datetime]:
     count = int(parts["COUNT"]) if "COUNT" in parts else None
     clock, zone = rec.start.timetz(), rec.start.tzinfo
     until = _until(parts, zone)
@@ -228,7 +229,7 @@ class _BoundedRule(rrule):
         return run(self)
 
 
-def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iterator[datetime]:
+def _plain_walk(rec: Rule, parts: dict[str, str], after: datetime) -> Iterator[datetime]:
     # COUNT counts the occurrences the user gets, i.e. after the X-DAYS filter ("每个工作日，共10次"
     # is ten workdays), so it is applied here rather than by dateutil.
     count = int(parts["COUNT"]) if "COUNT" in parts else None
@@ -266,7 +267,7 @@ def _plain_walk(rec: Recurrence, parts: dict[str, str], after: datetime) -> Iter
                 return
 
 
-def _walk(rec: Recurrence, after: datetime) -> Iterator[datetime]:
+def _walk(rec: Rule, after: datetime) -> Iterator[datetime]:
     parts = rec.parts()
     calendar = parts.get("RSCALE") == "CHINESE" or "X-TERM" in parts
     if not calendar:
@@ -279,7 +280,7 @@ def _walk(rec: Recurrence, after: datetime) -> Iterator[datetime]:
 
 
 def occurrences(
-    rec: Recurrence, *, after: datetime, before: datetime | None = None, limit: int = 10, inclusive: bool = False
+    rec: Rule, *, after: datetime, before: datetime | None = None, limit: int = 10, inclusive: bool = False
 ) -> list[datetime]:
     """Up to ``limit`` occurrences (aware, in the rule's zone, ascending) later than ``after``
     (or at it, when ``inclusive``) and not later than ``before``.
@@ -299,6 +300,6 @@ def occurrences(
     return out
 
 
-def next_after(rec: Recurrence, moment: datetime, *, inclusive: bool = False) -> datetime | None:
+def next_after(rec: Rule, moment: datetime, *, inclusive: bool = False) -> datetime | None:
     found = occurrences(rec, after=moment, limit=1, inclusive=inclusive)
     return found[0] if found else None

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from core.recurrence.rule import RuleError, make
 from core.timeanchor.numerals import to_int
 
 __all__ = ["RepeatPhrase", "read_repeat"]
@@ -713,8 +714,6 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
 
 
 def _keepable(rule: str | None, now: datetime) -> bool:
-    from core.recurrence.rule import RuleError, make
-
     try:
         make(rule or "", start=now, tz=getattr(now.tzinfo, "key", "UTC"))  # the user's zone: UNTIL is wall time
     except RuleError:

@@ -7,6 +7,9 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from core.recurrence.expand import next_after
+from core.recurrence.terms import known_term
+
 __all__ = ["MAX_COUNT", "MAX_INTERVAL", "MAX_RULE_CHARS", "Recurrence", "RuleError", "make"]
 
 MAX_RULE_CHARS = 300
@@ -121,8 +124,6 @@ def make(rule: str, *, start: datetime, tz: str) -> Recurrence:
     if not FIRST_YEAR <= local.year <= LAST_YEAR:
         raise RuleError(f"the rule must start between {FIRST_YEAR} and {LAST_YEAR}")
     rec = Recurrence(";".join(f"{k}={v}" for k, v in parts.items()), local.replace(microsecond=0), tz)
-    from core.recurrence.expand import next_after  # expansion needs the rule type
-
     try:
         first = next_after(rec, rec.start, inclusive=True)
     except (ValueError, TypeError) as exc:  # dateutil's own refusal of a part's value
@@ -156,8 +157,6 @@ def _parts(text: str) -> dict[str, str]:
     _number(parts, "COUNT", MAX_COUNT)
     if "COUNT" in parts and "UNTIL" in parts:
         raise RuleError("COUNT and UNTIL must not both be given")
-    from core.recurrence.expand import known_term
-
     if "X-TERM" in parts and not known_term(parts["X-TERM"]):
         raise RuleError("X-TERM must name a solar term in pinyin, e.g. DONGZHI")
     if parts.get("RSCALE") == "CHINESE" and parts.get("INTERVAL", "1") != "1":
