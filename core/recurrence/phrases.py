@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from core.recurrence.rule import RuleError, make
+from core.recurrence.terms import TERMS
 from core.timeanchor.numerals import to_int
 
 __all__ = ["RepeatPhrase", "read_repeat"]
@@ -118,32 +119,7 @@ CIVIL_FESTIVALS = {
     "父亲节": "BYMONTH=6;BYDAY=3SU",
     "感恩节": "BYMONTH=11;BYDAY=4TH",
 }
-SOLAR_TERMS = {
-    "小寒": "XIAOHAN",
-    "大寒": "DAHAN",
-    "立春": "LICHUN",
-    "雨水": "YUSHUI",
-    "惊蛰": "JINGZHE",
-    "春分": "CHUNFEN",
-    "清明": "QINGMING",
-    "谷雨": "GUYU",
-    "立夏": "LIXIA",
-    "小满": "XIAOMAN",
-    "芒种": "MANGZHONG",
-    "夏至": "XIAZHI",
-    "小暑": "XIAOSHU",
-    "大暑": "DASHU",
-    "立秋": "LIQIU",
-    "处暑": "CHUSHU",
-    "白露": "BAILU",
-    "秋分": "QIUFEN",
-    "寒露": "HANLU",
-    "霜降": "SHUANGJIANG",
-    "立冬": "LIDONG",
-    "小雪": "XIAOXUE",
-    "大雪": "DAXUE",
-    "冬至": "DONGZHI",
-}
+SOLAR_TERMS = {zh: pinyin for pinyin, zh in TERMS.items()}  # "冬至" → "DONGZHI"
 UNIT_FREQ = {
     "天": "DAILY",
     "日": "DAILY",
