@@ -61,8 +61,14 @@ def _nth_of_month(p: dict[str, str]) -> tuple[int, str] | None:
 def _unhandled(p: dict[str, str]) -> bool:
     """A combination the tables below would misread (by dropping a part): say the rule instead."""
     freq, keys = p["FREQ"], set(p) - _PLAIN - {"X-DAYS"}
-    if p.get("RSCALE") == "CHINESE" or "X-TERM" in p:
-        return False  # rule.make allows only BYMONTH/BYMONTHDAY there, which the lunar tables read
+    if "X-TERM" in p:
+        return False  # rule.make allows no BY… parts with it
+    if p.get("RSCALE") == "CHINESE":
+        # The lunar tables say one month (yearly) or every month (monthly), and name the day: a
+        # default taken from DTSTART, a month list or a monthly rule limited to months are not said.
+        month = p.get("BYMONTH")
+        yearly_ok = freq == "YEARLY" and month is not None and "," not in month
+        return "BYMONTHDAY" not in p or not (yearly_ok or (freq == "MONTHLY" and month is None))
     if keys & {"BYYEARDAY", "BYWEEKNO"} or {"BYDAY", "BYMONTHDAY"} <= keys:
         return True
     if "BYSETPOS" in p:

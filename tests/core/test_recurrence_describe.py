@@ -5,8 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from core.recurrence import describe, make, read_repeat
+from core.recurrence import RuleError, describe, make, read_repeat
 from support.harness import NOW
 
 TZ = "Asia/Shanghai"
@@ -141,3 +143,42 @@ def test_the_english_description_reads_back_too(rule: str) -> None:
     found = read_repeat("call the bank " + en, now=NOW)
     assert found is not None and found.rule == rule, en
     assert found.rest == "call the bank at 09:00"
+
+
+_PARTS = {
+    "INTERVAL": st.sampled_from(["1", "2", "3", "12"]),
+    "COUNT": st.sampled_from(["1", "5", "1000"]),
+    "UNTIL": st.sampled_from(["20271231T235959", "20280101", "20270601T000000Z"]),
+    "BYDAY": st.sampled_from(["MO", "SA,SU", "MO,TU,WE,TH,FR", "1MO", "-1FR", "2SU", "MO,WE"]),
+    "BYMONTHDAY": st.sampled_from(["1", "15", "-1", "-2", "-5", "1,15", "28,29,30,31", "30"]),
+    "BYMONTH": st.sampled_from(["1", "5", "12", "3,6,9,12", "1,4,7,10", "5,6"]),
+    "BYSETPOS": st.sampled_from(["1", "-1", "2"]),
+    "BYYEARDAY": st.sampled_from(["1", "-1", "100"]),
+    "BYWEEKNO": st.sampled_from(["1", "20", "-1"]),
+    "WKST": st.sampled_from(["MO", "SU"]),
+    "RSCALE": st.sampled_from(["CHINESE", "GREGORIAN"]),
+    "SKIP": st.sampled_from(["OMIT", "FORWARD"]),
+    "X-DAYS": st.sampled_from(["CN-WORKDAY", "CN-RESTDAY", "CN-AFTER-HOLIDAY"]),
+    "X-TERM": st.sampled_from(["DONGZHI", "GUYU"]),
+    "X-FROM": st.just("COMPLETION"),
+}
+_RULES = st.tuples(
+    st.sampled_from(["DAILY", "WEEKLY", "MONTHLY", "YEARLY"]),
+    st.lists(st.sampled_from(sorted(_PARTS)), max_size=4, unique=True).flatmap(
+        lambda names: st.tuples(*(_PARTS[n].map(lambda v, n=n: f"{n}={v}") for n in names))
+    ),
+).map(lambda fp: ";".join([f"FREQ={fp[0]}", *fp[1]]))
+
+
+@settings(max_examples=150, deadline=None)
+@given(rule=_RULES)
+def test_any_kept_rule_is_described_in_both_languages(rule: str) -> None:
+    try:
+        rec = make(rule, start=datetime(2026, 11, 30, 9, 0), tz=TZ)
+    except RuleError:
+        return
+    zh, en = describe(rec, "zh"), describe(rec, "en")
+    assert zh and en and "09:00" in zh and "09:00" in en
+    # Chinese calendar words only where the rule uses it; otherwise the English is English.
+    if "RSCALE=CHINESE" not in rule and "X-TERM" not in rule and "按规则" not in zh:
+        assert en.isascii(), en
