@@ -26,6 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from core.recurrence.rule import RuleError, make
+from core.recurrence.terms import TERMS
 from core.timeanchor.numerals import to_int
 
 __all__ = ["RepeatPhrase", "read_repeat"]
@@ -92,32 +94,32 @@ FESTIVALS = {
     "小年": (12, 23),
     "除夕": (12, -1),
 }
-SOLAR_TERMS = {
-    "小寒": "XIAOHAN",
-    "大寒": "DAHAN",
-    "立春": "LICHUN",
-    "雨水": "YUSHUI",
-    "惊蛰": "JINGZHE",
-    "春分": "CHUNFEN",
-    "清明": "QINGMING",
-    "谷雨": "GUYU",
-    "立夏": "LIXIA",
-    "小满": "XIAOMAN",
-    "芒种": "MANGZHONG",
-    "夏至": "XIAZHI",
-    "小暑": "XIAOSHU",
-    "大暑": "DASHU",
-    "立秋": "LIQIU",
-    "处暑": "CHUSHU",
-    "白露": "BAILU",
-    "秋分": "QIUFEN",
-    "寒露": "HANLU",
-    "霜降": "SHUANGJIANG",
-    "立冬": "LIDONG",
-    "小雪": "XIAOXUE",
-    "大雪": "DAXUE",
-    "冬至": "DONGZHI",
+# Gregorian festivals as the rule's date part: fixed days, or the nth weekday of a month.
+CIVIL_FESTIVALS = {
+    "元旦": "BYMONTH=1;BYMONTHDAY=1",
+    "情人节": "BYMONTH=2;BYMONTHDAY=14",
+    "三八节": "BYMONTH=3;BYMONTHDAY=8",
+    "妇女节": "BYMONTH=3;BYMONTHDAY=8",
+    "植树节": "BYMONTH=3;BYMONTHDAY=12",
+    "愚人节": "BYMONTH=4;BYMONTHDAY=1",
+    "劳动节": "BYMONTH=5;BYMONTHDAY=1",
+    "五一": "BYMONTH=5;BYMONTHDAY=1",
+    "青年节": "BYMONTH=5;BYMONTHDAY=4",
+    "儿童节": "BYMONTH=6;BYMONTHDAY=1",
+    "六一": "BYMONTH=6;BYMONTHDAY=1",
+    "建军节": "BYMONTH=8;BYMONTHDAY=1",
+    "教师节": "BYMONTH=9;BYMONTHDAY=10",
+    "国庆节": "BYMONTH=10;BYMONTHDAY=1",
+    "国庆": "BYMONTH=10;BYMONTHDAY=1",
+    "万圣节": "BYMONTH=10;BYMONTHDAY=31",
+    "平安夜": "BYMONTH=12;BYMONTHDAY=24",
+    "圣诞节": "BYMONTH=12;BYMONTHDAY=25",
+    "圣诞": "BYMONTH=12;BYMONTHDAY=25",
+    "母亲节": "BYMONTH=5;BYDAY=2SU",
+    "父亲节": "BYMONTH=6;BYDAY=3SU",
+    "感恩节": "BYMONTH=11;BYDAY=4TH",
 }
+SOLAR_TERMS = {zh: pinyin for pinyin, zh in TERMS.items()}  # "冬至" → "DONGZHI"
 UNIT_FREQ = {
     "天": "DAILY",
     "日": "DAILY",
@@ -141,17 +143,18 @@ DAYS = rf"{D1}(?:[、,，和及与]?{WD}?{D1})*(?![次遍回趟])"  # "每周一
 LD = r"(?:初[一二三四五六七八九十]|廿[一二三四五六七八九]|二十[一二三四五六七八九]?|十[一二三四五六七八九]?|三十)"
 MD = rf"(?:{N}|{LD})"
 FEST = "|".join(FESTIVALS)
+CIVIL = "|".join(sorted(CIVIL_FESTIVALS, key=len, reverse=True))  # 国庆节 before 国庆
 TERM = "|".join(SOLAR_TERMS)
-EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)\b"
+EWD = r"(?:mon(?:day)?|tues?(?:day)?|wed(?:nesday)?|thu(?:rs?)?(?:day)?|fri(?:day)?|sat(?:urday)?|sun(?:day)?)s?\b"
 EDAYS = rf"{EWD}(?:(?:,\s*|\s+and\s+|\s*&\s*|\s*/\s*){EWD})*"
 EMON = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-ENUM = r"(?:\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten)"
+ENUM = r"(?:\d{1,3}(?:st|nd|rd|th)?|one|two|three|four|five|six|seven|eight|nine|ten)"
 TITLE = r"(?![周月日年季度]*(?:报|刊))"  # "每周周报" is a report's name, not a schedule
 IC = re.IGNORECASE
 
 # The pre-check: every reader's match contains one of these.
 TRIGGER = re.compile(
-    r"每|天天|隔|工作日|休息日|节假日|\b(?:every|each|daily|nightly|weekly|biweekly|fortnightly|monthly|"
+    r"每|天天|隔|工作日|休息日|节假日|\b(?:every|each|daily|nightly|weekly|biweekly|fortnightly|monthly|once|twice|thrice|times|"
     r"quarterly|yearly|annually|weekdays|weekends|after\s+(?:i|you)\s+(?:finish|complete|am\s+done)|(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
     IC,
 )
@@ -160,15 +163,16 @@ TRIGGER = re.compile(
 def _n(s: str | None, default: int = 1) -> int:
     if not s:
         return default
+    s = re.sub(r"(?<=\d)(?:st|nd|rd|th)$", "", s, flags=IC)  # "every 2nd week"
     v = EN_NUM.get(s.lower()) if s.isalpha() and s.isascii() else to_int(s)
-    return v if v else default
+    return v if v is not None else default  # 0 stays 0 ("每0天" is unreadable, not every day)
 
 
 _MONTH_NAMES = {"正": 1, "冬": 11, "腊": 12}
 
 
 def _month(s: str) -> int:
-    return _MONTH_NAMES.get(s) or _n(s)
+    return _MONTH_NAMES.get(s) or _n(s, 0)
 
 
 def _lunar_day(s: str) -> int:
@@ -197,7 +201,7 @@ def _monthday(day: int) -> str:
 
 
 def _interval(n: int) -> str:
-    return f";INTERVAL={n}" if n > 1 else ""
+    return f";INTERVAL={n}" if n != 1 else ""  # INTERVAL=0 is refused by make: the phrase is unreadable
 
 
 # --- readers: pattern → builder(match) → rule core ----------------------------------------------
@@ -220,6 +224,8 @@ def _yearly(m: re.Match[str]) -> str:
     if fest:
         fm, fd = FESTIVALS[fest]
         return f"RSCALE=CHINESE;FREQ=YEARLY;BYMONTH={fm};BYMONTHDAY={fd}"
+    if civil := _g(m, "civil"):
+        return f"FREQ=YEARLY;{CIVIL_FESTIVALS[civil]}"
     if term:
         return f"FREQ=YEARLY;X-TERM={SOLAR_TERMS[term]}"
     if mo and day:
@@ -229,16 +235,22 @@ def _yearly(m: re.Match[str]) -> str:
 
 def _quarter(m: re.Match[str]) -> str:
     if m["end"]:
-        return "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1"
+        return _QUARTER_RULES["end"]
     if m["begin"]:
-        return "FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1"
+        return _QUARTER_RULES["begin"]
     return "FREQ=MONTHLY;INTERVAL=3"
 
 
-def _monthly(m: re.Match[str]) -> str:
+def _monthly(m: re.Match[str]) -> str | None:
     base = f"FREQ=MONTHLY{_interval(_n(m['k']))}"
     if m["day"]:
-        return f"{base};{_monthday(_n(m['day']))}"
+        days = sorted({_n(d) for d in re.findall(N, m["day"])})
+        if len(days) == 1:
+            return f"{base};{_monthday(days[0])}"
+        # "每月15号和30号": a short month has no 30th, and a list cannot say "or its last day".
+        return f"{base};BYMONTHDAY={','.join(map(str, days))}" if days[-1] < 29 else None
+    if m["nlast"]:
+        return f"{base};BYMONTHDAY=-{_n(m['nlast'])}"
     if m["last"]:
         return f"{base};BYMONTHDAY=-1"
     if m["first"]:
@@ -268,6 +280,13 @@ def _en_nth(m: re.Match[str]) -> str:
 
 
 _WORKDAY = "FREQ=DAILY;X-DAYS=CN-WORKDAY"
+_PLURAL = r"(?:mon|tues|wednes|thurs|fri|satur|sun)days"
+_EN_MDAY = r"\d{1,2}(?:st|nd|rd|th)?\b"
+_EN_MDAYS = rf"{_EN_MDAY}(?:(?:,\s*|\s+and\s+|\s*&\s*)(?:the\s+)?{_EN_MDAY})*"  # "the 1st and 15th"
+_QUARTER_RULES = {
+    "end": "FREQ=YEARLY;BYMONTH=3,6,9,12;BYMONTHDAY=-1",
+    "begin": "FREQ=YEARLY;BYMONTH=1,4,7,10;BYMONTHDAY=1",
+}
 _EARLY = r"(?=早上|早晨|早|晚上|晚|夜里|中午|上午|下午|傍晚)"
 _EN_TIME = r"(?=\s+(?:morning|night|evening|afternoon)\b)"
 
@@ -283,11 +302,24 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每个?月的?(?P<d>初[一二三四五六七八九十](?:[和、及与]?{LD})*)", _lunar_monthly),
         (rf"每个?月的?(?:农历|阴历)的?(?P<d>{MD}(?:[号日]?[和、及与]?{MD})*)[号日]?", _lunar_monthly),
         (rf"每(?:逢|年的?)?(?P<fest>{FEST})节?|每(?:逢|年的?)(?P<term>{TERM})", _yearly),
+        (rf"每(?:逢|年的?)(?P<civil>{CIVIL})", _yearly),
         (rf"每(?:一)?年的?(?P<lunar>农历|阴历)?的?(?P<mo>{N}|正|冬|腊)月(?P<d>{MD})[日号]?", _yearly),
+        (
+            rf"每(?:一)?年的?(?P<mo>{N})月的?(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1})",
+            lambda m: (
+                f"FREQ=YEARLY;BYMONTH={_n(m['mo'], 0)};BYDAY={-1 if m['pos2'] else _n(m['pos'], 0)}{CN_WEEKDAY[m['wd']]}"
+            ),
+        ),
+        (r"每隔?半年", _const("FREQ=MONTHLY;INTERVAL=6")),
+        # "年底" is the year's last day, as "到年底为止" reads; "年初" (some day early in the year) is not read.
+        (
+            r"每(?:一)?年的?(?:年底|年末)",
+            _const("FREQ=YEARLY;BYMONTH=12;BYMONTHDAY=-1"),
+        ),  # six months, unlike 每半个月 (15 days? twice?)
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
-            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N})[号日]|(?P<last>最后一天|月底|月末|底|末)|"
+            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*|{N}(?![\d零一二两三四五六七八九十号日千百万块元个次天周月年点时分小钟]))|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
             rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?" + TITLE,
             _monthly,
         ),
@@ -296,9 +328,12 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             rf"(?:每|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?",
             lambda m: _weekly_k(m),
         ),
+        # A range of weekdays: "每周一到周五", "周一至周五每天".
+        (rf"每{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})(?:的?每天)?", lambda m: _weekday_range(m)),
+        (rf"{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})的?每(?:天|日)", lambda m: _weekday_range(m)),
         (r"每个?周末|每个?星期末", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (
-            rf"每(?:个|一个)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
+            rf"每(?:个|一个|逢)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
             lambda m: "FREQ=WEEKLY" + (f";BYDAY={_cn_days(m['days'])}" if m["days"] else ""),
         ),
         (rf"(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日)", lambda m: _daily_k(m)),
@@ -309,7 +344,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         ),
         # English.
         (
-            rf"\b(?:on\s+)?the\s+(?P<pos>first|second|third|fourth|last)\s+(?P<days>{EWD})\s+of\s+(?:every|each|the)\s+month\b",
+            rf"\b(?:(?:on\s+)?the|every|each)\s+(?P<pos>first|second|third|fourth|last)\s+(?P<days>{EWD})\s+of\s+(?:every|each|the)\s+month\b",
             _en_nth,
         ),
         (
@@ -317,9 +352,13 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             _const("FREQ=MONTHLY;BYMONTHDAY=-1"),
         ),
         (
-            r"\b(?:on\s+)?the\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\s+of\s+(?:every|each|the)\s+month\b"
-            r"|\b(?:every|each)\s+month\s+on\s+the\s+(?P<day2>\d{1,2})(?:st|nd|rd|th)?\b",
+            rf"\b(?:on\s+)?the\s+(?P<day>{_EN_MDAYS})\s+of\s+(?:every|each|the)\s+month\b"
+            rf"|\b(?:every|each)\s+month\s+on\s+the\s+(?P<day2>{_EN_MDAYS})",
             lambda m: _en_monthday_k(m),
+        ),
+        (
+            r"\b(?:on\s+)?the\s+(?P<end>last|first)\s+day\s+of\s+(?:every|each|the)\s+quarter\b",
+            lambda m: _QUARTER_RULES["end" if m["end"].lower() == "last" else "begin"],
         ),
         (
             rf"\b(?:every|each)\s+year\s+on\s+(?P<mo>{EMON})\s+(?P<day>\d{{1,2}})(?:st|nd|rd|th)?\b"
@@ -327,17 +366,21 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             lambda m: _en_yearly_k(m),
         ),
         (
-            rf"\b(?:every|each)\s+(?P<other>other\s+)?(?P<days>{EDAYS})\b|\b(?:on\s+)?(?P<plural>(?:mon|tues|wednes|thurs|fri|satur|sun)days)\b",
+            rf"\b(?:every|each)\s+(?P<other>(?:other|second|2nd)\s+)?(?P<days>{EDAYS})\b"
+            rf"|\b(?:on\s+)?(?P<plural>{_PLURAL}(?:(?:,\s*|\s+and\s+|\s*&\s*){_PLURAL})*)\b",
             lambda m: _en_weekly_days_k(m),
         ),
-        (r"\b(?:every|each)\s+weekday\b|\bweekdays\b|\bon\s+weekdays\b", _const("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR")),
+        (
+            r"(?:\b(?:every|each)\s+weekday\b|\bweekdays\b|\bon\s+weekdays\b)(?:\s*\((?:monday\s+to\s+friday|mon-fri)\))?",
+            _const("FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
+        ),
         (r"\b(?:every|each)\s+weekend\b|\b(?:on\s+)?weekends\b", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (rf"\b(?:bi-?weekly|fortnightly)(?:\s+on\s+(?P<days>{EDAYS}))?\b", lambda m: _en_biweekly(m)),
         (
             rf"\b(?:every|each)\s+(?:(?P<k>{ENUM}|other|second)\s+)?(?P<unit>day|week|month|year|quarter)s?\b(?:\s+on\s+(?P<days>{EDAYS}))?",
             _en_every,
         ),
-        (rf"\b(?:every|each)(?:\s+single)?{_EN_TIME}", _const("FREQ=DAILY")),
+        (rf"\b(?:every|each)(?:\s+single)?{_EN_TIME}|\b(?:every|each)\s+single\s+day\b", _const("FREQ=DAILY")),
         (
             rf"\b(?P<k>{ENUM}|a)\s+(?P<unit>day|week|month)s?(?=\s+after\s+(?:i|you)\s+(?:finish|complete|am\s+done))",
             _en_every,
@@ -354,6 +397,16 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
 )
 
 
+_WEEK_ORDER = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+
+
+def _weekday_range(m: re.Match[str]) -> str | None:
+    a, b = _WEEK_ORDER.index(CN_WEEKDAY[m["a"]]), _WEEK_ORDER.index(CN_WEEKDAY[m["b"]])
+    if a >= b:
+        return None  # "周五到周一" wraps a weekend: say unreadable rather than guess
+    return "FREQ=WEEKLY;BYDAY=" + ",".join(_WEEK_ORDER[a : b + 1])
+
+
 def _weekly_k(m: re.Match[str]) -> str:
     k = _n(m["k"] or m["k2"]) + (1 if m["skip"] else 0)
     days = _cn_days(m["days"]) if m["days"] else ""
@@ -366,8 +419,11 @@ def _daily_k(m: re.Match[str]) -> str:
     return f"FREQ=DAILY{_interval(_n(m['k'] or m['k2']) + (1 if m['skip'] else 0))}"
 
 
-def _en_monthday_k(m: re.Match[str]) -> str:
-    return f"FREQ=MONTHLY;{_monthday(int(m['day'] or m['day2']))}"
+def _en_monthday_k(m: re.Match[str]) -> str | None:
+    days = sorted({int(d) for d in re.findall(r"\d{1,2}", m["day"] or m["day2"])})
+    if len(days) == 1:
+        return f"FREQ=MONTHLY;{_monthday(days[0])}"
+    return f"FREQ=MONTHLY;BYMONTHDAY={','.join(map(str, days))}" if days[-1] < 29 else None  # as 每月15号和30号
 
 
 def _en_yearly_k(m: re.Match[str]) -> str | None:
@@ -385,21 +441,30 @@ def _en_biweekly(m: re.Match[str]) -> str:
 
 
 # A date said apart from a bare "每年" ("我妈农历八月十二生日，每年提醒我") belongs to the rule.
-_LOOSE_DATE = re.compile(rf"(?P<lunar>农历|阴历)?(?P<mo>{N})月(?P<d>{MD})[日号]?|(?P<fest>{FEST})节?")
+_LOOSE_DATE = re.compile(
+    rf"(?P<lunar>农历|阴历)?(?P<mo>{N})月(?P<d>{MD})[日号]?|(?P<fest>{FEST})节?|(?P<civil>{CIVIL})"
+)
 # What a reader may not be followed by: a rule continuing beyond what the table reads.
 _SUSPECT = re.compile(
-    r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数)|\s+(?:full\s+moon|and\s+a\s+half|except)",
+    r"的?(?:第[一二三四五六七八九十\d]|[和及与]第|之外|以外|除外|除了|双数|单数|半|奇数|偶数"
+    # a position the reader did not take ("每月|最后一个工作日", "每月|中旬", "每年|年初")
+    rf"|最后|倒数|[上中下]旬|月中|年初|年中|年底|年末|[\u4e00-\u9fff]{{1,3}}节|{N}月"  # "每年|开斋节": a festival we don't know
+    # a list the reader did not finish ("每月15号|和月底", "每年春节|和中秋")
+    rf"|[和及与、](?:每|月底|月末|月初|年底|{FEST}|{TERM}|{WD}{D1}|{N}[号日]))"
+    r"|\s+(?:full\s+moon|and\s+a\s+half|except|in\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\b)",
     IC,
 )
 # A period after a repetition word: without one ("每个人", "每次", "everyone") it is not repetition.
 _PERIODISH = re.compile(
-    r"每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
+    r"每隔?(?:[个一]|\d+|[两三四五六七八九十半]+)?个?(?:小时|钟头|分钟)"  # finer than a day: said, never kept
+    r"|每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
     + TITLE
     + r"|每[\d两三四五六七八九十半双单]"
-    r"|\b(?:every|each)\s+(?:other|second|third|fourth|\d+|day|week|month|year|quarter|morning|night|evening|full|\w+day)\b",
+    r"|\b(?:every|each)\s+(?:other|second|third|fourth|last|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day|hour|minute|half)\b"
+    r"|\b(?:once|twice|thrice|\w+\s+times)\s+(?:a|per|every)\s+(?:day|week|month|year)\b",
     IC,
 )
-_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底")
+_PERIOD_CHARS = frozenset("日天周月年季外半期拜末底号初旬")
 _WORDS_END = re.compile(r"[，,。；;！!？?\n]|提醒|叫我|让我|要|都|给我|\s+(?:to|remind)\b", IC)
 
 
@@ -421,6 +486,8 @@ def _future(today: date, mo: int, d: int) -> date | None:
 def _until_cn(m: re.Match[str], today: date) -> date | None:
     if m["ye"]:
         return date(today.year, 12, 31)
+    if m["mo2"]:
+        return _future(today, _n(m["mo2"]), _n(m["d2"]))
     if m["mo"] and m["d"]:
         return _future(today, _n(m["mo"]), _n(m["d"]))
     if m["mo"]:
@@ -471,8 +538,9 @@ _UNTIL_EN = re.compile(
     rf"\buntil\s+(?:the\s+end\s+of\s+(?:the|this)\s+(?P<unit>year|month)|(?P<mo>{EMON})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?)\b",
     IC,
 )
+_COUNT_N = r"(?:\d{1,4}|[一二两三四五六七八九十百千]{1,4})"  # 共2000次 must be seen to be refused
 _COUNT_CN = re.compile(
-    rf"连续(?P<n>{N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{N})次|(?P<n3>{N})次(?:为止|就好|就行|结束)"
+    rf"连续(?P<n>{_COUNT_N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{_COUNT_N})次|(?P<n3>{_COUNT_N})次(?:为止|就好|就行|结束)"
 )
 _COUNT_EN = re.compile(rf"\bfor\s+(?P<n>{ENUM})\s+(?P<unit>day|week|month|year)s?\b|\b(?P<n2>{ENUM})\s+times\b", IC)
 _START_CN = re.compile(
@@ -515,14 +583,18 @@ def _first_reading(text: str) -> tuple[re.Match[str], str | None] | None:
     return best
 
 
-def _unreadable_words(text: str, start: int) -> tuple[int, int]:
-    """The unreadable phrase: up to its last period word ("每逢双数日|浇水"), or four English words."""
+def _unreadable_words(text: str, start: int, at_least: int = 0) -> tuple[int, int]:
+    """The unreadable phrase: up to its last period word ("每逢双数日|浇水"), or four English words;
+    never shorter than ``at_least`` (the end of what made it unreadable: "每年春节和中秋|回家")."""
     end = _WORDS_END.search(text, start + 1)
     stop = min(end.start() if end else len(text), start + (40 if text[start].isascii() else 16))
     if text[start].isascii():
         words = re.match(r"\S+(?:\s+\S+){0,3}", text[start:stop])
-        return start, start + (words.end() if words else stop - start)
-    last = max((i for i in range(start, stop) if text[i] in _PERIOD_CHARS), default=stop - 1)
+        return start, max(at_least, start + (words.end() if words else stop - start))
+    periods = (i for i in range(start, stop) if text[i] in _PERIOD_CHARS and text[i + 1 : i + 2] not in ("报", "刊"))
+    last = max(max(periods, default=-1 if at_least else stop - 1), at_least - 1)
+    if text[last] in "周期拜" and last + 1 < stop and text[last + 1] in CN_WEEKDAY:
+        last += 1  # "每月第二和第四个周六": the weekday belongs to the phrase
     return start, last + 1
 
 
@@ -577,6 +649,8 @@ def _loose_date(text: str, core: str, spans: list[tuple[int, int]]) -> str:
     if m["fest"]:
         mo, d = FESTIVALS[m["fest"]]
         return f"RSCALE=CHINESE;FREQ=YEARLY;BYMONTH={mo};BYMONTHDAY={d}"
+    if m["civil"]:
+        return f"FREQ=YEARLY;{CIVIL_FESTIVALS[m['civil']]}"
     lunar = "RSCALE=CHINESE;" if m["lunar"] else ""
     return f"{lunar}FREQ=YEARLY;BYMONTH={_n(m['mo'])};BYMONTHDAY={_lunar_day(m['d'])}"
 
@@ -586,26 +660,41 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
     if not TRIGGER.search(text):  # most chat messages: one regex scan, a few µs
         return None
     found = _first_reading(text)
-    if found is None or found[1] is None:
+    if found is not None and found[1] is None:  # a reader saw it and said it can't be kept faithfully
+        a, b = found[0].span()
+        return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
+    if found is None:
         vague = _PERIODISH.search(text)
         if vague is None:
             return None
-        a, b = _unreadable_words(text, vague.start())
+        a, b = _unreadable_words(text, vague.start(), vague.end())
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     m, core = found
     assert core is not None
-    if _SUSPECT.match(text, m.end()):
-        a, b = _unreadable_words(text, m.start())
+    if suspect := _SUSPECT.match(text, m.end()):
+        a, b = _unreadable_words(text, m.start(), suspect.end())
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     spans = [m.span()]
     core = _loose_date(text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :], core, spans)
     parts, first = _extras(text, core, now.date(), spans)
     spans = _drop_overlaps(spans)
     rule: str | None = ";".join([core, *parts])
+    if not _keepable(rule, now):
+        rule = None  # "每月32号", "每年2月30日", "共2000次": said, but no rule make() would keep
     rest = _cut(text, spans)
-    if _PERIODISH.search(rest) and read_repeat(rest, now=now) is not None:
-        rule = None  # two repetitions in one sentence: say unreadable rather than pick one
+    if _PERIODISH.search(rest):
+        # Two repetitions in one sentence: say unreadable rather than pick one. (Not read_repeat(rest):
+        # that recursed once per repetition word, so a long pasted text overflowed the stack.)
+        rule = None
     return RepeatPhrase(_said(text, m), rule, rest, first, tuple(sorted(spans)))
+
+
+def _keepable(rule: str | None, now: datetime) -> bool:
+    try:
+        make(rule or "", start=now, tz=getattr(now.tzinfo, "key", "UTC"))  # the user's zone: UNTIL is wall time
+    except RuleError:
+        return False
+    return True
 
 
 def _said(text: str, m: re.Match[str]) -> str:
