@@ -10,7 +10,14 @@ from quicknote.offline import REPEAT_CONFIDENCE, offline_signal, repeat_signal
 
 @pytest.mark.parametrize(
     "text",
-    ["每周二晚上练琴", "提醒我每天中午喝水", "每个工作日九点开站会", "每月5号交物业费", "每逢双数日晒被子", "every Sunday call grandpa"],
+    [
+        "每周二晚上练琴",
+        "提醒我每天中午喝水",
+        "每个工作日九点开站会",
+        "每月5号交物业费",
+        "每逢双数日晒被子",
+        "every Sunday call grandpa",
+    ],
 )
 def test_a_repetition_with_a_task_is_a_note(text: str) -> None:
     signal = repeat_signal(text)

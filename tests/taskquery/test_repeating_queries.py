@@ -24,7 +24,7 @@ async def test_repeating_tasks_are_listed_with_their_rules(harness: Harness) -> 
         assert "共 2 条" in answer.visible or "2 tasks" in answer.visible, answer.visible
     zh = await harness.ask("我有哪些重复的任务")
     assert "1. 查看邮件（重要且紧急；截止 12月1日 周二 08:30；每个工作日 08:30）" in zh.visible, zh.visible
-    assert "2. 去上陶艺课（重要且紧急；截止 12月3日 周四 20:00；每周四 20:00）" in zh.visible, zh.visible
+    assert "2. 去上陶艺课（重要不紧急；截止 12月3日 周四 20:00；每周四 20:00）" in zh.visible, zh.visible
 
 
 async def test_next_week_lists_a_weekly_series_while_this_weeks_is_open(harness: Harness) -> None:
