@@ -320,23 +320,27 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
             rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*|{N}(?![\d零一二两三四五六七八九十号日千百万块元个次天周月年点时分小钟]))|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
-            rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?" + TITLE,
+            rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?(?:[一1]次)?"
+            + TITLE,
             _monthly,
         ),
         (rf"隔周的?{WD}?(?P<days>{DAYS})", lambda m: f"FREQ=WEEKLY;INTERVAL=2;BYDAY={_cn_days(m['days'])}"),
         (
-            rf"(?:每|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?",
+            rf"(?:每|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?(?:[一1]次)?",
             lambda m: _weekly_k(m),
         ),
         # A range of weekdays: "每周一到周五", "周一至周五每天".
         (rf"每{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})(?:的?每天)?", lambda m: _weekday_range(m)),
         (rf"{WD}(?P<a>{D1})(?:到|至|-|~)(?:{WD})?(?P<b>{D1})的?每(?:天|日)", lambda m: _weekday_range(m)),
-        (r"每个?周末|每个?星期末", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
+        (r"每(?:个|逢)?(?:周末|星期末|礼拜末)", _const("FREQ=WEEKLY;BYDAY=SA,SU")),
         (
             rf"每(?:个|一个|逢)?{WD}(?:的)?(?:{WD}?(?P<days>{DAYS}))?(?:[一1]次)?" + TITLE,
             lambda m: "FREQ=WEEKLY" + (f";BYDAY={_cn_days(m['days'])}" if m["days"] else ""),
         ),
-        (rf"(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日)", lambda m: _daily_k(m)),
+        (
+            rf"(?:(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日))(?:[一1]次)?",
+            lambda m: _daily_k(m),
+        ),
         (
             rf"每天|每日(?!报)|天天(?=[早晚上下中午夜凌\d一二三四五六七八九十都要去给提记吃喝做写跑学练背打读看]|$)"
             rf"|每(?:个)?{_EARLY}",

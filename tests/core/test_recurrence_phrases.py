@@ -296,3 +296,17 @@ def test_a_long_pasted_text_is_read_quickly_and_without_recursion() -> None:
     found = read_repeat("每周一" * 1500 + "开会", now=NOW)  # was a RecursionError after seconds
     assert found is not None and found.rule is None  # many repetitions: unreadable
     assert time.perf_counter() - began < 1.0
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "rest"),
+    [
+        ("每两周一次去超市大采购", "FREQ=WEEKLY;INTERVAL=2", "去超市大采购"),  # "一次" goes with the period
+        ("每3天一次给鱼缸换水", "FREQ=DAILY;INTERVAL=3", "给鱼缸换水"),
+        ("每两个月一次去理发", "FREQ=MONTHLY;INTERVAL=2", "去理发"),
+        ("每逢周末去看外婆", "FREQ=WEEKLY;BYDAY=SA,SU", "去看外婆"),  # not "每逢周" + "末…"
+    ],
+)
+def test_once_per_period_and_every_weekend(text: str, rule: str, rest: str) -> None:
+    said = read_repeat(text, now=NOW)
+    assert said is not None and (said.rule, said.rest) == (rule, rest)
