@@ -40,7 +40,7 @@ from core.models import (
     text_rules,
 )
 from core.series import rule_of
-from core.store import TOTAL_CAP, TaskFilter, get_task, query_tasks
+from core.store import TOTAL_CAP, TaskFilter, TaskRow, get_task, query_tasks
 
 router = APIRouter(prefix="/tasks", tags=["tasks"])
 
@@ -216,6 +216,7 @@ def list_tasks(
     include_completed: bool = False,
     only_overdue: bool = False,
     no_deadline: Annotated[bool, Query(description="Only tasks without a deadline")] = False,
+    repeating: Annotated[bool, Query(description="Only repeating tasks (a recurrence rule)")] = False,
     keyword: Annotated[Keyword | None, Query(description="A case-insensitive substring of the title")] = None,
     sort_by: Literal["deadline", "priority", "id"] = "deadline",
     order: Literal["asc", "desc"] = "asc",
@@ -233,6 +234,7 @@ def list_tasks(
         include_completed=include_completed,
         only_overdue=only_overdue,
         no_deadline=no_deadline,
+        repeating=repeating,
         keyword=keyword,
         sort_by=sort_by,
         order=order,
@@ -245,8 +247,15 @@ def list_tasks(
     ids = [row.id for row in page.items]
     rows = session.exec(select(Task).where(col(Task.user_id) == user.id, col(Task.id).in_(ids))).all()
     by_id = {task.id: task for task in rows}
-    items = [TaskPublic.from_task(by_id[i], now=now) for i in ids if i in by_id]
+    items = [TaskPublic.from_task(_as_listed(by_id[r.id], r), now=now) for r in page.items if r.id in by_id]
     return TaskList(total=page.total, total_exact=page.total_exact, items=items)
+
+
+def _as_listed(task: Task, row: TaskRow) -> Task:
+    """A series a window lists at a later occurrence (core.store) reads with that occurrence's times."""
+    if row.deadline_at == task.deadline_at:
+        return task
+    return task.model_copy(update={"deadline_at": row.deadline_at, "urgency_threshold_at": row.urgency_threshold_at})
 
 
 # --- writes: all through core.writes, each logged (and revertible: POST /changes/{id}/revert) --------

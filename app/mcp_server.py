@@ -313,7 +313,7 @@ FIND_TASKS = ToolSpec(
     "find_tasks",
     "Find tasks by filters",
     "List the user's tasks by exact filters (the REST GET /tasks): quadrants (effective groups 1..4), a time "
-    "window on deadline/completed/created, include_completed, only_overdue, no_deadline, a title keyword, sort "
+    "window on deadline/completed/created, include_completed, only_overdue, no_deadline, repeating, a title keyword, sort "
     "and paging. Open tasks only unless include_completed. Reads only.",
     _find_tasks,
     api_tasks.TaskList,

@@ -179,10 +179,16 @@ def test_occurrences_of_a_one_off_is_its_deadline(api: Api) -> None:
 
 def test_a_series_marked_done_has_nothing_coming(api: Api) -> None:
     client, h = api
+    # Marking an ongoing series done completes its occurrence and moves it on, as POST /complete does.
     task = weekly(client, h)
     r = client.patch(f"/tasks/{task['id']}", headers=h, json={"is_completed": True})
+    assert r.status_code == 200 and not r.json()["is_completed"]
+    assert instant(r.json()["deadline_at"]) == instant("2026-12-14T09:00:00+08:00")
+    # Its last occurrence done, the task is done, with nothing coming.
+    last = create(client, h, title="年检", deadline_at=MONDAY_9, recurrence={"rule": "FREQ=WEEKLY;COUNT=1"})
+    r = client.patch(f"/tasks/{last['id']}", headers=h, json={"is_completed": True})
     assert r.status_code == 200 and r.json()["is_completed"]
-    assert client.get(f"/tasks/{task['id']}/occurrences", headers=h).json() == {"items": []}
+    assert client.get(f"/tasks/{last['id']}/occurrences", headers=h).json() == {"items": []}
 
 
 @pytest.mark.parametrize("params", [{"limit": 0}, {"limit": 101}, {"after": "2026-12-01"}])
@@ -219,3 +225,19 @@ def test_completing_a_repeating_task_moves_it(api: Api) -> None:
     done = client.get("/tasks", headers=h, params={"include_completed": True}).json()["items"]
     copies = [t for t in done if t["is_completed"]]
     assert [(c["title"], c["recurrence"]) for c in copies] == [("周会", None)]  # the occurrence done
+
+
+def test_the_list_filters_repeating_tasks_and_a_later_window_shows_the_series(api: Api) -> None:
+    client, h = api
+    series = weekly(client, h)
+    create(client, h, title="交电费", deadline_at="2026-12-15T18:00:00+08:00")
+    only = client.get("/tasks", headers=h, params={"repeating": "true"}).json()
+    assert [t["id"] for t in only["items"]] == [series["id"]] and only["total"] == 1
+    window = {"time_after": "2026-12-14T00:00:00+08:00", "time_before": "2026-12-20T23:59:59+08:00"}
+    page = client.get("/tasks", headers=h, params=window).json()
+    # The series is listed at its first occurrence in the window (its open one is Dec 7).
+    assert [(t["title"], instant(t["deadline_at"])) for t in page["items"]] == [
+        ("周会", instant("2026-12-14T09:00:00+08:00")),
+        ("交电费", instant("2026-12-15T18:00:00+08:00")),
+    ]
+    assert page["total"] == 2
