@@ -28,6 +28,7 @@ from datetime import date, datetime, timedelta
 
 from core.recurrence.rule import RuleError, make
 from core.recurrence.terms import TERMS
+from core.timeanchor.english import WORD_NUMBERS
 from core.timeanchor.numerals import to_int
 
 __all__ = ["RepeatPhrase", "read_repeat"]
@@ -64,21 +65,8 @@ CN_WEEKDAY = {
 EN_WEEKDAY = {"mon": "MO", "tue": "TU", "wed": "WE", "thu": "TH", "fri": "FR", "sat": "SA", "sun": "SU"}
 EN_MONTH = {m.lower(): i for i, m in enumerate(calendar.month_abbr) if m}
 EN_ORD = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "last": -1}
-EN_NUM = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "other": 2,
-    "second": 2,
-    "a": 1,
-}
+# English counts as the time reader has them ("every two weeks"), plus "other"/"second" (every 2nd).
+EN_NUM = {**{k: v for k, v in WORD_NUMBERS.items() if k != "few"}, "other": 2, "second": 2}
 # Lunar festivals as (lunar month, day); 除夕 is the year's last day, whatever the month's length.
 FESTIVALS = {
     "春节": (1, 1),
