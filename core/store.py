@@ -595,7 +595,9 @@ def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datet
     )
     key = _keyword_key(flt)
     rows = []
-    for task in Session(bind=conn).exec(stmt):
+    with Session(bind=conn) as session:  # joins the connection's transaction; closing leaves it open
+        found = list(session.exec(stmt))
+    for task in found:
         if (key and key not in task.title_key) or (
             flt.with_overdue and task.deadline_at is not None and task.deadline_at < now
         ):
