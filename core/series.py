@@ -10,6 +10,7 @@ happen in :mod:`core.writes`; this module only computes.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from datetime import datetime
 from functools import lru_cache
@@ -55,15 +56,29 @@ def next_step(task: Task, *, now: datetime) -> Step | None:
         return None
     due = task.deadline_at or now
     if rec.from_completion:
-        start = rec.rebased(datetime.combine(now.astimezone(rec.start.tzinfo).date(), rec.start.timetz()))
-        found = recurrence.occurrences(start, after=start.start, limit=1)
-        nxt, rule = (found[0] if found else None), start.to_ical()
+        nxt, rule = _from_completion(rec, now)
     else:
         nxt, rule = recurrence.next_after(rec, max(due, now)), task.recurrence
     threshold = task.urgency_threshold_at
     if nxt is not None and threshold is not None and task.deadline_at is not None:
         threshold = threshold + (nxt - task.deadline_at)  # the same lead time before the new deadline
     return Step(nxt, threshold if nxt is not None else task.urgency_threshold_at, rule)
+
+
+def _from_completion(rec: recurrence.Recurrence, now: datetime) -> tuple[datetime | None, str]:
+    """Counted from today at the rule's time of day; the rule rebased on that next occurrence, with
+    COUNT one less (the open occurrence is always the rule's first, so COUNT is what is left)."""
+    parts = rec.parts()
+    if parts.get("COUNT") == "1":
+        return None, rec.to_ical()
+    today = rec.rebased(datetime.combine(now.astimezone(rec.start.tzinfo).date(), rec.start.timetz()))
+    found = recurrence.occurrences(today, after=today.start, limit=1)
+    if not found:
+        return None, rec.to_ical()
+    if "COUNT" in parts:
+        parts["COUNT"] = str(int(parts["COUNT"]) - 1)
+    rest = ";".join(f"{k}={v}" for k, v in parts.items())
+    return found[0], dataclasses.replace(rec, rule=rest, start=found[0].astimezone(rec.start.tzinfo)).to_ical()
 
 
 def day_words(moment: datetime, tz: str, now: datetime, locale: Locale) -> str:

@@ -203,3 +203,19 @@ def test_setting_is_completed_on_a_series_completes_its_occurrence(new_session: 
     with new_session() as s:
         done = s.exec(select(Task).where(col(Task.is_completed).is_(True))).all()
     assert [(t.title, t.deadline_at) for t in done] == [("交周报（部门）", MON.astimezone(UTC))]
+
+
+def test_counted_from_completion_with_a_count_ends_after_that_many(new_session: Callable[[], Session]) -> None:
+    # "做完后每3天，共3次": three occurrences in all, each counted from the completion before it.
+    with new_session() as s:
+        alice = _user(s)
+    rule = _weekly("FREQ=DAILY;INTERVAL=3;COUNT=3;X-FROM=COMPLETION", start=MON)
+    task_id = _series(new_session, alice, rule=rule)
+    _complete(new_session, alice, task_id, THU)  # the 1st, done Thursday: the 2nd is Sunday
+    second = _task(new_session, task_id)
+    assert second.deadline_at == datetime(2026, 12, 6, 9, 0, tzinfo=SH) and not second.is_completed
+    _complete(new_session, alice, task_id, datetime(2026, 12, 6, 20, 0, tzinfo=SH))  # the 2nd: the 3rd is Wed
+    third = _task(new_session, task_id)
+    assert third.deadline_at == datetime(2026, 12, 9, 9, 0, tzinfo=SH) and not third.is_completed
+    _complete(new_session, alice, task_id, datetime(2026, 12, 9, 8, 0, tzinfo=SH))  # the 3rd: the task is done
+    assert _task(new_session, task_id).is_completed
