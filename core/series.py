@@ -21,7 +21,9 @@ from core.locale import Locale
 from core.models import Task
 from core.timeanchor import chinacal
 
-__all__ = ["Step", "day_words", "next_step", "rule_of", "summary"]
+__all__ = [
+    "Step", "day_words", "first_in", "guess_note", "next_step", "rule_of", "rule_of_stored", "rule_words", "summary",
+]  # fmt: skip
 
 
 def rule_of(task: Task) -> recurrence.Recurrence | None:
@@ -112,9 +114,6 @@ def guess_note(rec: recurrence.Recurrence, moments: list[datetime], locale: Loca
     if locale == "zh":
         return f"（{guessed[0]}年的节假日安排还没公布，先按常规推算）"
     return f" (the {guessed[0]} holiday schedule isn't published yet, so these are estimates)"
-
-
-MAX_WINDOW_SERIES = 500  # series a window query expands at most (the rest are counted by their open row)
 
 
 def first_in(task: Task, after: datetime, before: datetime) -> datetime | None:

@@ -582,7 +582,8 @@ def _plain_page(conn: sa.Connection, user_id: int, flt: TaskFilter, *, now: date
 def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime) -> list[TaskRow]:
     """Repeating tasks whose open occurrence is before a deadline window but which occur in it:
     one row each, dated at its first occurrence there (docs/fdr/0037). Plain rows stay in SQL; this
-    reads only open series due before the window (few per user), bounded by MAX_WINDOW_SERIES."""
+    reads only open series due before the window. Every one is looked at (a window never silently
+    leaves a series out); each expansion is bounded (core.recurrence.MAX_STEPS)."""
     after, before = flt.time_after, flt.time_before
     if flt.time_field != "deadline" or after is None or before is None or flt.only_overdue or flt.no_deadline:
         return []
@@ -591,7 +592,6 @@ def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datet
         .where(col(Task.user_id) == user_id, col(Task.is_completed).is_(False), col(Task.recurrence).is_not(None))
         .where(col(Task.deadline_at) < after)
         .order_by(col(Task.id))
-        .limit(series.MAX_WINDOW_SERIES)
     )
     key = _keyword_key(flt)
     rows = []
