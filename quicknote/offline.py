@@ -518,8 +518,22 @@ def offline_confirm_signal(text: str, history: Sequence[HistoryTurn]) -> Offline
 # its object (core/turn.py's scale) — unless the sentence asks, or ends, skips or changes a series:
 # those are queries and updates ("每周一要做什么", "周报以后不用交了", "改成每两周").
 REPEAT_CONFIDENCE = 0.85
+UNREAD_CONFIDENCE = 0.7  # below the bar a write stands on alone: the intent model decides, or it asks
+# "the weekly update", "my daily tasks": the period word names a thing, it sets no schedule.
+_EN_ADJECTIVE = re.compile(
+    r"\b(?:the|my|a|our|your|this|that)\s+(?:daily|weekly|monthly|yearly)\b"
+    r"|\b(?:daily|weekly|monthly|yearly)\s+(?:task|reminder|todo|item|entry|ping|digest|plan|goal)s?\b",
+    re.IGNORECASE,
+)
 _NOT_A_REPEAT_NOTE = re.compile(
-    r"[?？]|[吗么嘛]\W*$|什么|哪些|哪个|多少|几个|有没有|不用|不再|别再|取消|停止|跳过|改成|改为|改到|换成|"
+    r"[?？吗]|[么嘛]\W*$|什么|哪些|哪个|多少|几个|有没有|不用|不再|别再|取消|停止|跳过|改成|改为|改到|换成|"
+    r"能不能|可不可以|可以吗|能否|是否|怎么|如何|在哪|功能|支持|建议|请问|问一下|教我|"
+    r"别[\u4e00-\u9fff]{0,3}提醒|不[要用]?提醒|关闭|关掉|作废|砍掉|清空|撤销|用不上|别催|别管|不去|"
+    r"看一?下|瞄|查看|列出|显示|打开|停掉|干掉|删|去掉|没用|不要了|那个每|的每[日天周月]提醒|"
+    r"\b(?:can you|could you|does it|do you|how do|how can|is there|rephrase|opt me out|unsubscribe|block|play|"
+    r"look up|see my|show me|open my|view|uncheck|finished|fired off|mistyped|can go|nuke|obliterate|toss|cut|"
+    r"scrap|trash|strike|scrub|delete|remove|get rid of|repeat|repeating|no need to|quit|nag|bugging|pinging|"
+    r"notifying|don't remind|do not remind|every last)\b|"
     r"删|去掉|关掉|不要|\b(?:what|which|how many|do i|stop|cancel|skip|no longer|change|move|kill|remove|delete|drop|"
     r"disable|turn off|get rid of)\b",
     re.IGNORECASE,
@@ -538,8 +552,10 @@ def repeat_signal(text: str) -> OfflineSignal | None:
     said = read_repeat(text, now=_ANY_NOW)
     if said is None or not re.search(r"\w", strip_lead(said.rest)):
         return None
-    if not _CJK_RE.search(said.words) and not _EN_REPEAT_WORD.search(said.words):
-        return None  # a bare "mondays" is as often a sigh as a schedule: the intent model decides
+    if not _CJK_RE.search(said.words) and (not _EN_REPEAT_WORD.search(said.words) or _EN_ADJECTIVE.search(text)):
+        return None  # a bare "mondays" is as often a sigh as a schedule; "the weekly update" a name
+    if said.rule is None:  # "小明每分钟走60米": unreadable may be no schedule at all; a weaker shape
+        return OfflineSignal(UNREAD_CONFIDENCE, f"像是重复的任务（「{said.words}」还读不懂）")
     return OfflineSignal(REPEAT_CONFIDENCE, f"重复的任务（「{said.words}」）")
 
 

@@ -382,6 +382,9 @@ _SLOTS: dict[str, tuple[str, ...]] = {
         "有气势",
         "诚恳",
     ),
+    "piece_en": ("toast", "speech", "card message", "poem", "thank-you note", "caption", "blessing"),
+    "relation_en": ("brother", "sister", "best friend", "boss", "mom", "coworker", "grandpa", "neighbor"),
+    "occasion_en": ("wedding", "birthday", "retirement party", "graduation", "farewell lunch", "anniversary"),
     "writing_en": (
         "a cover letter",
         "a birthday message for my sister",
@@ -1600,6 +1603,9 @@ _TEMPLATES_EN: tuple[str, ...] = (
     "write {writing_en}",
     "can you help me write {writing_en}?",
     "draft {writing_en}, keep it {tone_en}",
+    # for an occasion: the text is the answer, not a task to remember
+    "write a {piece_en} for my {relation_en}'s {occasion_en}",
+    "compose a short {piece_en} for my {relation_en}'s {occasion_en}",
     "I need {writing_en}, something {tone_en}",
     "summarize this: {passage_en}",
     "tl;dr this please: {passage_en}",

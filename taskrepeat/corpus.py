@@ -63,6 +63,9 @@ _TEMPLATES: tuple[str, ...] = (
     "{series}从每{unit}{change}{rule}",
     "{series}以后{change}{rule}吧",
     "{series}的提醒{change}{rule}",
+    "{series}改成{rule}一次",
+    "{series}改成{rule}提醒",
+    "{series}不用重复了，就这一次",
     # English: skip one
     "skip this week's {series_en}",
     "skip the {series_en} today",
@@ -79,16 +82,19 @@ _TEMPLATES: tuple[str, ...] = (
     "make the {series_en} a one-time thing",
     # English: change the rule
     "change the {series_en} to {rule_en}",
-    "make the {series_en} {rule_en}",
+    "make the {series_en} repeat {rule_en}",
     "move the {series_en} to {rule_en} instead",
     "set the {series_en} to repeat {rule_en}",
     "switch the {series_en} to {rule_en}",
     "have the {series_en} repeat {rule_en} from now on",
+    "make {series_en} repeat {rule_en}",
+    "{series_en} doesn't need to repeat anymore",
 )
 
 _PLAIN: tuple[str, ...] = (
     "跳过这次", "这次跳过", "不再重复", "不用再重复了", "这次就跳过吧", "改成每两周", "改成每周一次", "skip this one",
-    "stop repeating it", "don't repeat it any more",
+    "stop repeating it", "don't repeat it any more", "make that one repeat every monday", "change it to weekly",
+    "make it a one-off", "make that a one-time thing",
 )
 # fmt: on
 

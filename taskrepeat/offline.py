@@ -34,7 +34,11 @@ class RepeatControl:
     repeat: str | None = None  # a change's new repetition, as said ("每两周")
 
 
-_QUESTION = re.compile(r"[?？]|[吗么嘛]\W*$|怎么|如何|能不能|可以吗|是否|\b(?:how|can i|could i)\b", re.IGNORECASE)
+_QUESTION = re.compile(
+    r"[?？]|[吗么嘛]\W*$|怎么|如何|能不能|可以吗|是否|在哪|哪里|\b(?:how|can i|could i|where)\b", re.IGNORECASE
+)
+# A delete or a reminder dropped is task_delete's, whatever else the sentence says.
+_DELETE = re.compile(r"删|\bbe reminded\b|\b(?:delete|remove|get rid of)\b", re.IGNORECASE)
 _FILL = " \t，,。.!！~～：:的吧啊呀了哈哦"
 _THIS = r"(?:这次|这一次|本次|这回|这周|本周|这个星期|这个礼拜|今天|今日|这个月|本月|这期|本期|下次|下一次|下周)"
 _V = r"[\u4e00-\u9fff]{0,2}?"
@@ -43,12 +47,13 @@ _PRONOUN = re.compile(
 )
 
 _SKIP = (
-    r"(?:(?:先|就)?(?:不用|不需要|不必|不)(?:再)?[\u4e00-\u9fff]{0,2}?了|免了|(?:先|就)?跳过(?:一次|一下|吧)*|暂停一次|"
-    r"(?:就)?不搞了[，,\s]*(?:先)?跳过|取消一次[，,\s]*下次照常)"
+    # Not "不用提醒了" / "提醒不要了": a reminder dropped is task_delete's, a series or not.
+    r"(?:(?:先|就)?(?:不用|不需要|不必|不)(?:再)?(?!提醒|要|留)[\u4e00-\u9fff]{0,2}?了|免了|(?:先|就)?跳过(?:一次|一下|吧)*|暂停一次|"
+    r"(?:就)?不搞了[，,\s]*(?:先)?跳过|(?:先)?取消一次(?:[，,\s]*下次照常)?|停一次|(?:先)?暂停一次)"
 )
 _END = (
     r"(?:(?:以后|今后|往后|从此|从今以后)(?:都|就|也)?(?:不用|不需要|不必|不)(?:再)?(?!提醒)[\u4e00-\u9fff]{0,3}?了|"
-    r"(?:不再|别再|不要再|不用再|无需)重复(?:了)?|的重复取消(?:掉)?|不用每[\u4e00-\u9fff]{1,4}?都[\u4e00-\u9fff]{0,2}了|"
+    r"(?:不再|别再|不要再|不用再|不用|无需)重复(?:了)?(?:[，,\s]?(?:就)?(?:这一次|这次)(?:就行|就好)?)?|的重复取消(?:掉)?|不用每[\u4e00-\u9fff]{1,4}?都[\u4e00-\u9fff]{0,2}了|"
     r"别再每[\u4e00-\u9fff]{1,4}?提醒了)"
 )
 
@@ -82,7 +87,17 @@ _EN_FORMS: tuple[tuple[Op, re.Pattern[str]], ...] = (
         ),
     ),
     ("end", re.compile(r"^end the (?P<w>.+?) series$", re.I)),
-    ("end", re.compile(r"^make (?P<w>.+?) a one-(?:time|off) thing$", re.I)),
+    ("end", re.compile(r"^stop (?:the |my )?(?P<w>.+?)(?: reminder)? (?:from )?repeating$", re.I)),
+    (
+        "end",
+        re.compile(r"^(?:i )?(?:don't|do not|no longer) need to (?P<w>[^,;]+?)(?: any ?more| from now on)?$", re.I),
+    ),
+    ("end", re.compile(r"^make (?P<w>.+?) a one-(?:time thing|off(?: thing)?)$", re.I)),
+    ("change", re.compile(r"^make (?:the |my )(?P<w>.+?) (?P<r>every .+?) instead(?: of .+)?$", re.I)),
+    (
+        "change",
+        re.compile(r"^change (?P<w>it|that|that one|this one) to (?P<r>daily|weekly|monthly|yearly|every .+)$", re.I),
+    ),
     (
         "end",
         re.compile(
@@ -91,11 +106,19 @@ _EN_FORMS: tuple[tuple[Op, re.Pattern[str]], ...] = (
             re.I,
         ),
     ),
+    # "change the standup to every weekday", "make the report repeat every other week"; not a new
+    # task's "change the air filter every three months" or "set a recurring reminder to … every …".
     (
         "change",
         re.compile(
-            r"^(?:change|make|set|move|switch|have) (?P<w>.+?) (?:to )?(?:repeat )?(?P<r>every .+?)"
-            r"(?: instead| from now on)?$",
+            r"^(?:change|switch|move|set) (?:the |my )(?P<w>.+?) to (?:repeat )?(?P<r>every .+?)(?: instead| from now on)?$",
+            re.I,
+        ),
+    ),
+    (
+        "change",
+        re.compile(
+            r"^(?:make|have|set) (?P<w>.+?) (?:repeat|recur) (?P<r>every .+?)(?: instead| from now on)?$",
             re.I,
         ),
     ),
@@ -105,7 +128,9 @@ _EN_TAIL = re.compile(r"[\s,]+(?:please|pls|thx|thanks|thank you)$", re.I)
 _ZH_LEAD = re.compile(r"^(?:请|麻烦|帮我|给我|嗯|哦|那个|唉|好吧|好的)[，,\s]*")
 # Trailing emoji, particles and punctuation people add ("跳过吧😂", "不需要了呀").
 _TAIL_NOISE = re.compile(r"(?:[^\w\s]|[_吧啊呀哈哦嘛呢]|一下|\s)+$")
-_TITLE_TAIL = re.compile(r"(?:这个任务|那个任务|任务|这件事|那件事|的?提醒|的重复)$|从每.*$")
+_TITLE_TAIL = re.compile(
+    r"(?:这个任务|那个任务|任务|这件事|那件事|的?提醒|的重复)$|从每.*$|[，,](?:就|先)?$|(?:忘了|没来得及|来不及)[\u4e00-\u9fff]?$"
+)
 
 
 def _words(raw: str) -> str | None:
@@ -121,7 +146,7 @@ def read_control(text: str) -> RepeatControl | None:
     for _ in range(2):
         said = _TAIL_NOISE.sub("", said)
         said = said.removesuffix("了") if said.endswith(("免了了",)) else said
-    if not said or len(said) > MAX_CHARS or _QUESTION.search(said):
+    if not said or len(said) > MAX_CHARS or _QUESTION.search(said) or _DELETE.search(said):
         return None
     english = not re.search(r"[\u3400-\u9fff]", said)
     forms, said = (
@@ -133,7 +158,7 @@ def read_control(text: str) -> RepeatControl | None:
             continue
         words = _words(m.group("w"))
         if english and words:
-            words = re.sub(r"^(?:the|my)\s+", "", words, flags=re.I) or None
+            words = re.sub(r"^(?:the|my)\s+|\s+(?:reminder|task|to-?do)$", "", words, flags=re.I) or None
         repeat = m.groupdict().get("r")
         return RepeatControl(op, words, repeat.strip(_FILL) if repeat else None)
     return None

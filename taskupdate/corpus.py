@@ -521,9 +521,6 @@ _TEMPLATES: tuple[str, ...] = (
     "{event_zh}推迟{shift}",
     "把{event_zh}设成{prio}优先级",
     "{task}别设截止了",
-    "{task}改成每周一次",
-    "{task}改成每天提醒",
-    "{task}不用重复了，就这一次",
     "{task}的地点改成公司楼下",
     # --- English: renames with quotes
     'rename "{task_en}" to "{new_title_en}"',
@@ -583,8 +580,6 @@ _TEMPLATES: tuple[str, ...] = (
     # --- English: more priority and details
     "set the {event_en} to {prio_en} priority",
     "change the priority on {task_en} to {prio_en}",
-    "make {task_en} repeat every week",
-    "{task_en} doesn't need to repeat anymore",
     "remind me {shift_en} earlier for the {event_en}",
 )
 
@@ -704,10 +699,6 @@ _PLAIN: tuple[str, ...] = (
     "move it up an hour",
     "add a note to the dentist task: bring the insurance card",
     "put a note on that one, ask for Dave",
-    "make that one repeat every monday",
-    "change it to weekly",
-    "not daily, just weekdays",
-    "make it a one-off",
     "flip it to low priority",
     "change the location to the downtown office",
     "挪到 next friday",

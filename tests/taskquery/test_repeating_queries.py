@@ -17,7 +17,7 @@ async def _three(harness: Harness) -> None:
 
 async def test_repeating_tasks_are_listed_with_their_rules(harness: Harness) -> None:
     await _three(harness)
-    for question in ("我有哪些重复的任务", "列出我的周期性任务", "show my recurring tasks"):
+    for question in ("我有哪些重复的任务", "列出我的周期性任务", "show my recurring tasks", "我每周要做的事有哪些"):
         answer = await harness.ask(question)
         assert answer.action == "task_query", question
         assert "取护照" not in answer.visible, question
