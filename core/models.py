@@ -254,6 +254,15 @@ class Task(TaskBase, table=True):
             "urgency_threshold_at",
         ),
         sa.Index("ix_tasks_user_state_group", "user_id", "is_completed", "priority_group", "urgency_threshold_at"),
+        # The series only (migration 0008): what a deadline window reads to list them (core.store).
+        sa.Index(
+            "ix_tasks_user_series",
+            "user_id",
+            "is_completed",
+            "deadline_at",
+            sqlite_where=sa.text("recurrence IS NOT NULL"),
+            postgresql_where=sa.text("recurrence IS NOT NULL"),
+        ),
         sa.Index(
             "ix_tasks_user_state_completed_at",
             "user_id",

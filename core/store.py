@@ -579,6 +579,19 @@ def _plain_page(conn: sa.Connection, user_id: int, flt: TaskFilter, *, now: date
     return TaskPage(total=total, items=items, total_exact=exact)
 
 
+_TASKS: sa.Table = Task.__table__  # type: ignore[attr-defined]
+_SERIES_AHEAD = (
+    sa.select(_TASKS)
+    .where(
+        _TASKS.c.user_id == sa.bindparam("user_id"),
+        _TASKS.c.is_completed.is_(False),
+        _TASKS.c.recurrence.is_not(None),
+        _TASKS.c.deadline_at < sa.bindparam("after", type_=UTCDateTime),
+    )
+    .order_by(_TASKS.c.id)
+)
+
+
 def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime) -> list[TaskRow]:
     """Repeating tasks whose open occurrence is before a deadline window but which occur in it:
     one row each, dated at its first occurrence there (docs/fdr/0037). Plain rows stay in SQL; this
@@ -587,17 +600,11 @@ def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datet
     after, before = flt.time_after, flt.time_before
     if flt.time_field != "deadline" or after is None or before is None or flt.only_overdue or flt.no_deadline:
         return []
-    stmt = (
-        select(Task)
-        .where(col(Task.user_id) == user_id, col(Task.is_completed).is_(False), col(Task.recurrence).is_not(None))
-        .where(col(Task.deadline_at) < after)
-        .order_by(col(Task.id))
-    )
+    # Core, not a Session: for the many users without a series this is one index probe (0008).
+    found = conn.execute(_SERIES_AHEAD, {"user_id": user_id, "after": after}).mappings().all()
     key = _keyword_key(flt)
     rows = []
-    with Session(bind=conn) as session:  # joins the connection's transaction; closing leaves it open
-        found = list(session.exec(stmt))
-    for task in found:
+    for task in (Task.model_validate(dict(r)) for r in found):
         if (key and key not in task.title_key) or (
             flt.with_overdue and task.deadline_at is not None and task.deadline_at < now
         ):

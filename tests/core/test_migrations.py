@@ -61,7 +61,8 @@ def test_migrations_ship_in_the_package() -> None:
     assert list((MIGRATIONS_DIR / "versions").glob("0005_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0006_*.py"))
     assert list((MIGRATIONS_DIR / "versions").glob("0007_*.py"))
-    assert _head() == "0007_task_recurrence"
+    assert list((MIGRATIONS_DIR / "versions").glob("0008_*.py"))
+    assert _head() == "0008_series_index"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:

@@ -5,8 +5,8 @@ Revises: 0006_change_kinds_as_data
 Create Date: 2026-12-03 19:00:00
 
 ``tasks.recurrence`` (:mod:`core.recurrence`): a repeating task's rule as two iCalendar lines
-(``DTSTART;TZID=…`` and ``RRULE:…``); NULL for a one-off, which every existing task is. No index:
-queries find a user's series through the deadline indexes they already use (docs/fdr/0037).
+(``DTSTART;TZID=…`` and ``RRULE:…``); NULL for a one-off, which every existing task is. The
+series' own index came next (0008), once a window read them.
 """
 
 from __future__ import annotations
