@@ -22,7 +22,7 @@ from core.models import Task
 from core.timeanchor import chinacal
 
 __all__ = [
-    "Step", "day_words", "first_in", "guess_note", "next_step", "rule_of", "rule_of_stored", "rule_words", "summary",
+    "Step", "day_words", "first_in", "guess_note", "moved_threshold", "next_step", "rule_of", "rule_of_stored", "rule_words", "summary",
 ]  # fmt: skip
 
 
@@ -61,10 +61,15 @@ def next_step(task: Task, *, now: datetime) -> Step | None:
         nxt, rule = _from_completion(rec, now)
     else:
         nxt, rule = recurrence.next_after(rec, max(due, now)), task.recurrence
-    threshold = task.urgency_threshold_at
-    if nxt is not None and threshold is not None and task.deadline_at is not None:
-        threshold = threshold + (nxt - task.deadline_at)  # the same lead time before the new deadline
-    return Step(nxt, threshold if nxt is not None else task.urgency_threshold_at, rule)
+    threshold = moved_threshold(task, nxt) if nxt is not None else task.urgency_threshold_at
+    return Step(nxt, threshold, rule)
+
+
+def moved_threshold(task: Task, deadline: datetime) -> datetime | None:
+    """The urgency threshold with the same lead before ``deadline`` as before the task's own."""
+    if task.urgency_threshold_at is None or task.deadline_at is None:
+        return task.urgency_threshold_at
+    return task.urgency_threshold_at + (deadline - task.deadline_at)
 
 
 def _from_completion(rec: recurrence.Recurrence, now: datetime) -> tuple[datetime | None, str]:

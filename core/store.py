@@ -612,18 +612,13 @@ def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datet
         moment = series.first_in(task, after, before)
         if moment is None:
             continue
-        shown = task.model_copy(update={"deadline_at": moment, "urgency_threshold_at": _moved(task, moment)})
+        shown = task.model_copy(
+            update={"deadline_at": moment, "urgency_threshold_at": series.moved_threshold(task, moment)}
+        )
         row = task_row(shown, now=now)
         if not flt.quadrants or row.effective_group in flt.quadrants:
             rows.append(row)
     return rows
-
-
-def _moved(task: Task, moment: datetime) -> datetime | None:
-    """The threshold with the same lead before ``moment`` as before the open occurrence."""
-    if task.urgency_threshold_at is None or task.deadline_at is None:
-        return task.urgency_threshold_at
-    return task.urgency_threshold_at + (moment - task.deadline_at)
 
 
 def _order_key(flt: TaskFilter) -> Any:

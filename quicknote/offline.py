@@ -356,10 +356,6 @@ BY_DEADLINE = frozenset(
 
 def priority_for(text: str, now: datetime, deadline: datetime | None) -> tuple[int, str]:
     """The group and its reason for a note's words and deadline (rules in the module docstring)."""
-    return _priority(text, now, deadline)
-
-
-def _priority(text: str, now: datetime, deadline: datetime | None) -> tuple[int, str]:
     s = priority_signals(text)
     near = deadline is not None and deadline - now <= NEAR_DEADLINE
     today_must = bool(re.search(r"今天(?:必须|一定|务必)|今晚(?:必须|一定)", text))
@@ -472,7 +468,7 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
     title = _clean_title(body, masked)
     if title is not None:
         title = _cut_title(title)
-    group, reason = _priority(priority_text, now, deadline)
+    group, reason = priority_for(priority_text, now, deadline)
     return NoteDraft(
         title=title,
         time_text=time_text,

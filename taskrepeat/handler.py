@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
 import anyio.to_thread
@@ -52,7 +52,7 @@ CLARIFY: dict[Locale, str] = {
 }
 
 Kind = Literal["written", "again", "not_series", "last", "unread", "ask", "none", "no_words"]
-OUTCOMES: tuple[str, ...] = ("written", "again", "not_series", "last", "unread", "ask", "none", "no_words")
+OUTCOMES: tuple[str, ...] = get_args(Kind)
 SHOWN_CANDIDATES = 5
 
 
@@ -61,7 +61,6 @@ class _Outcome:
     kind: Kind
     title: str = ""
     task: dict[str, Any] | None = None
-    was: datetime | None = None  # the deadline before the change
     change_ids: list[int] = field(default_factory=list)
     candidates: list[str] = field(default_factory=list)
     line: str = ""  # what the change did, in words (rendered inside the transaction)
@@ -112,7 +111,7 @@ def _skip(w: writes.Writer, task: Task, turn: Turn) -> _Outcome:
         if en
         else f"好，「{task.title}」{_when(was, turn)} 这次跳过；下一次：{_when(task.deadline_at, turn)}。"
     )
-    return _Outcome("written", task.title, was=was, line=line)
+    return _Outcome("written", task.title, line=line)
 
 
 def _end(w: writes.Writer, task: Task, turn: Turn) -> _Outcome:
@@ -128,7 +127,7 @@ def _end(w: writes.Writer, task: Task, turn: Turn) -> _Outcome:
         line = f"好，「{task.title}」不再重复（原来{words}）。" + (
             f"{due} 这一次还留着，不需要的话说「删掉{task.title}」。" if due else ""
         )
-    return _Outcome("written", task.title, was=task.deadline_at, line=line)
+    return _Outcome("written", task.title, line=line)
 
 
 def _change(w: writes.Writer, task: Task, turn: Turn, said: str) -> _Outcome:
@@ -148,19 +147,12 @@ def _change(w: writes.Writer, task: Task, turn: Turn, said: str) -> _Outcome:
         first = None
     if first is None:
         return _Outcome("unread", task.title, line=phrase.words if phrase else said)
-    rebased, was = rec.rebased(first), task.deadline_at
-    lead = (was - task.urgency_threshold_at) if was and task.urgency_threshold_at else None
-    w.update(
-        task,
-        TaskUpdate(
-            deadline_at=first,
-            urgency_threshold_at=first - lead if lead is not None else task.urgency_threshold_at,
-            recurrence=rebased.to_ical(),
-        ),
-    )
+    rebased = rec.rebased(first)
+    threshold = series.moved_threshold(task, first)
+    w.update(task, TaskUpdate(deadline_at=first, urgency_threshold_at=threshold, recurrence=rebased.to_ical()))
     summary = series.summary(rebased, first, turn.tz, turn.now, turn.locale)
     line = f'"{task.title}" now repeats {summary}.' if turn.locale == "en" else f"好，「{task.title}」改成了{summary}。"
-    return _Outcome("written", task.title, was=was, line=line)
+    return _Outcome("written", task.title, line=line)
 
 
 def _decide(turn: Turn, control: RepeatControl) -> _Outcome:
@@ -214,7 +206,7 @@ def _render(outcome: _Outcome, turn: Turn) -> Answer:
         data: dict[str, Any] = {"task": outcome.task, "change_ids": outcome.change_ids}
         return Answer(changes.marker(text, outcome.change_ids, turn.seal) if outcome.change_ids else text, data)
     joiner = "、" if turn.locale == "zh" else ", "
-    template = _TEXTS[turn.locale][outcome.kind if outcome.kind != "written" else "again"]
+    template = _TEXTS[turn.locale][outcome.kind]
     text = template.format(title=outcome.title, line=outcome.line, list=joiner.join(outcome.candidates))
     return Answer(text, {"matches": len(outcome.candidates)})
 
