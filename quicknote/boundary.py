@@ -30,10 +30,13 @@ class SettledNote:
     overridden: list[str] = field(default_factory=list)
 
 
-def settle_note(proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datetime, tz: str) -> SettledNote:
+def settle_note(
+    proposed: NoteDraft, rules: NoteDraft, sentence: str, now: datetime, tz: str, *, repeat_text: str | None = None
+) -> SettledNote:
+    """``repeat_text``: the repetition code took out of the sentence ("每周四"), kept out of the title."""
     notes: list[str] = []
     time_text, deadline = _settle_time(proposed, rules, sentence, now, tz, notes)
-    title = _settle_title(proposed.title, rules, time_text, sentence, notes)
+    title = _settle_title(proposed.title, rules, (time_text, repeat_text), sentence, notes)
     group, reason = proposed.priority_group, proposed.priority_reason
     if _said_priority(sentence) and proposed.priority_group != rules.priority_group:
         notes.append(f"优先级按你的原话定为 {rules.priority_group}（模型给的是 {proposed.priority_group}）")
@@ -90,7 +93,11 @@ def _settle_time(
 
 
 def _settle_title(
-    proposed: str | None, rules_draft: NoteDraft, time_text: str | None, sentence: str, notes: list[str]
+    proposed: str | None,
+    rules_draft: NoteDraft,
+    phrases: tuple[str | None, str | None],
+    sentence: str,
+    notes: list[str],
 ) -> str | None:
     rules = rules_draft.title
     if not proposed or not proposed.strip():
@@ -98,8 +105,8 @@ def _settle_title(
     if grounded_share(proposed, sentence) < MIN_GROUNDED_TITLE:
         notes.append(f"标题「{proposed[:20]}」不是你的原话，改用「{rules or '（无）'}」")
         return rules
-    if time_text and occurs_in(time_text, proposed):
-        return rules  # the model kept the time phrase in the title; the rules' title leaves it out
+    if any(phrase and occurs_in(phrase, proposed) for phrase in phrases):
+        return rules  # the model kept the time or repetition phrase in the title; the rules' title leaves it out
     if rules_draft.estimate_text and occurs_in(rules_draft.estimate_text, proposed):
         return rules  # the same for an estimate ("写周报，大概一个小时")
     if rules and any(rules[a:b] not in proposed for a, b in bracket_spans(rules)):

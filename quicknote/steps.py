@@ -84,7 +84,8 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
         offline=lambda: rules,
         instructions=lambda: f"{now_line(state.now, state.tz)}\n{language_line(state.locale)}",
     )
-    settled = settle_note(proposed, rules, sentence, state.now, state.tz)
+    repeat = state.repeat.words if state.repeat is not None else None
+    settled = settle_note(proposed, rules, sentence, state.now, state.tz, repeat_text=repeat)
     draft, state.overridden = settled.draft, settled.overridden
     if draft.title is not None:
         title = " ".join(draft.title.split())[:200]

@@ -104,3 +104,26 @@ async def test_explain_reports_the_rule_or_the_unread_words(harness: Harness) ->
     assert unread["note"]["recurrence"] is None and unread["note"]["repeat_unread"] == "每逢单数日"  # type: ignore[index]
     plain = await run("明天擦窗户")
     assert plain["note"]["recurrence"] is None and "repeat_unread" not in plain["note"]  # type: ignore[operator,index]
+
+
+async def test_a_misbehaving_model_cannot_change_the_rule_or_the_first_date(database_url: str) -> None:
+    # The model sees only the sentence without its repetition; it proposes a wrong clock, a wrong
+    # absolute deadline and a title with the repetition in it. Code reads the rule and the date.
+    from core.llm import ModelHub, offline_model
+    from quicknote.draft import NoteDraft
+    from support.harness import make_harness
+
+    wrong = NoteDraft(
+        title="每周四交周报", time_text="明天", deadline_at=local("2030-01-01 08:00"), priority_group=1,
+        priority_reason="模型说的",
+    )  # fmt: skip
+    h = make_harness(database_url, hub=ModelHub(injected={"extract": offline_model(lambda: wrong, name="wrong")}))
+    try:
+        await h.ask("每周四下午四点交周报")
+        [task] = h.tasks()
+        rule = series.rule_of(task)
+        assert rule is not None and rule.parts()["BYDAY"] == "TH"
+        assert task.deadline_at == local("2026-12-03 16:00")
+        assert "每周" not in task.title
+    finally:
+        h.state.engine.dispose()
