@@ -218,6 +218,30 @@ def test_with_keys_a_wrong_key_is_told_and_the_right_one_works(browser: Any, sit
     assert page.locator("img").count() == 0
 
 
+def test_a_refusal_that_arrives_after_the_right_key_does_not_ask_again(browser: Any, site: Site) -> None:
+    key = site.harness.api_key("alice")
+    site.harness.add("交水费", 3, "2026-12-01 20:00", user="alice")
+    page = open_page(browser, site)
+    page.locator("#keyMessage").wait_for()
+    # The chat request sent with the wrong key is refused only once the right key is in.
+    held: list[Any] = []
+    page.route("**/v1/chat/completions", lambda route: held.append(route))
+    page.fill("#keyInput", "sk-wrong")
+    page.press("#keyInput", "Enter")
+    page.locator("#keyMessage", has_text="API key 不正确").wait_for()
+    page.fill("#input", "来一个简单的任务")
+    page.press("#input", "Enter")
+    page.wait_for_function("() => document.querySelector('.turn-bot') !== null")
+    assert len(held) == 1
+    page.fill("#keyInput", key)
+    page.press("#keyInput", "Enter")
+    page.locator("#tasks li", has_text="交水费").wait_for()
+    held[0].continue_()  # still carries the wrong key: a 401
+    page.wait_for_function("() => document.getElementById('input').value === '来一个简单的任务'")
+    assert page.locator("#keyPanel").is_hidden()
+    assert page.evaluate("localStorage.getItem('suikou.apiKey')") == key
+
+
 def test_on_a_phone_the_task_list_is_below_the_chat(browser: Any, site: Site) -> None:
     week_of_tasks(site.harness, "local")
     page = open_page(browser, site, width=390, height=844)
@@ -373,7 +397,6 @@ def test_server_failures_are_told_in_chinese(browser: Any, site: Site) -> None:
     page.fill("#input", "你好")
     page.press("#input", "Enter")
     page.locator(".unsent-note", has_text="未发送：发得太快了，请稍等一会儿再试。").wait_for()
-    page.unroute("**/v1/chat/completions")
 
     # A failure after the answer began: the turn stays, its error worded for a person.
     broke = error_body("The model did not answer.", "server_error")
