@@ -64,7 +64,27 @@ async def existing_tasks(turn: Turn) -> Written | None:
     return await anyio.to_thread.run_sync(lookup)
 
 
-_ALL_AFTER_REPEAT = re.compile(r"(^|[我你他她们])都(?=[要得会该需])")
+# What a repetition leaves behind in the rest of the sentence, taken out before the note is read:
+# its "都" ("我每周都得交周报"), a "from now on" ("以后每周日…"), the once of "去一次超市", and a
+# clause that only restated it ("…，每周都去").
+_AFTER_REPEAT = tuple(
+    (re.compile(p), r)
+    for p, r in (
+        (
+            r"(^|[我你他她们，,、\s])(?:以后|今后|往后|从今以后|从今往后|从现在起|从现在开始|从今天起)(?=[\u4e00-\u9fff])",
+            r"\1",
+        ),
+        (r"[，,]\s*(?:都|也)?(?:如此|这样|照旧|[要得会]?[去来做弄搞开交](?:一下)?)[。！!]?$", ""),
+        (r"(^|[我你他她们，,、\s])都(?=[\u4e00-\u9fff])", r"\1"),
+        (r"(?<![第再这那上下每头首前后])[一1](?:次|趟|回|遍)(?!性)", ""),
+    )
+)
+
+
+def _after_repeat(sentence: str) -> str:
+    for pattern, repl in _AFTER_REPEAT:
+        sentence = pattern.sub(repl, sentence)
+    return sentence.strip() or sentence
 
 
 async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
@@ -72,8 +92,8 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     # The repetition ("每周一") is read by code and taken out: the rest is an ordinary note.
     state.repeat = recurrence.read_repeat(state.sentence, now=state.now)
     sentence = state.repeat.rest if state.repeat is not None and state.repeat.rest.strip() else state.sentence
-    if state.repeat is not None:  # "我每周都得交周报": the 都 went with 每周
-        sentence = _ALL_AFTER_REPEAT.sub(r"\1", sentence)
+    if state.repeat is not None:
+        sentence = _after_repeat(sentence)
     rules = offline_extract_note(sentence, state.now, state.tz)
     proposed = await run_structured(
         EXTRACT,

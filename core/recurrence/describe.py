@@ -257,13 +257,34 @@ def _en_chinese(p: dict[str, str]) -> str:
     return f"every year on {day_words} of the {_ordinal(int(month))} lunar month"
 
 
+# A part of day said with the rule ("每周五下午") is stored as its last second (core.timeanchor's
+# parts of day end at HH:59:59; a clock the user said never does): named, not shown as "17:59".
+_PART_OF_DAY = {
+    5: ("凌晨", "early morning"),
+    7: ("清晨", "early morning"),
+    9: ("早上", "morning"),
+    11: ("上午", "morning"),
+    13: ("中午", "midday"),
+    14: ("午后", "early afternoon"),
+    17: ("下午", "afternoon"),
+    19: ("傍晚", "evening"),
+}
+
+
+def _clock_words(clock: time, locale: Locale) -> str:
+    part = _PART_OF_DAY.get(clock.hour) if (clock.minute, clock.second) == (59, 59) else None
+    if part is not None:
+        return part[0] if locale == "zh" else f" in the {part[1]}"
+    return f" {clock:%H:%M}" if locale == "zh" else f" at {clock:%H:%M}"
+
+
 def describe(rec: Recurrence, locale: Locale = "zh") -> str:
     """The rule and its time of day; a day-only deadline (23:59:59) shows no clock."""
     p = rec.parts()
     words = _zh_core(p) if locale == "zh" else _en_core(p)
     clock = rec.start.time()
     if clock != END_OF_DAY:
-        words += f" {clock:%H:%M}" if locale == "zh" else f" at {clock:%H:%M}"
+        words += _clock_words(clock, locale)
     if "COUNT" in p:
         words += f"，共{p['COUNT']}次" if locale == "zh" else f", {p['COUNT']} times"
     if "UNTIL" in p:

@@ -307,14 +307,14 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
         (rf"每(?P<k>{N})?个?年{TITLE}|每年{TITLE}", _yearly),
         (r"每(?:个|一个)?季度?的?(?:(?P<end>末|底|最后一天)|(?P<begin>第一天|初|首日|头一天))?" + TITLE, _quarter),
         (
-            rf"每(?:(?P<k>{N})个|个|一个)?月的?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*|{N}(?![\d零一二两三四五六七八九十号日千百万块元个次天周月年点时分小钟]))|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
+            rf"每(?:过?(?P<k>{N})个|个|一个)?月(?:的|逢|的逢)?(?:(?P<day>{N}[号日](?:[和、及与,，]{N}[号日])*|{N}(?![\d零一二两三四五六七八九十号日千百万块元个次天周月年点时分小钟]))|倒数第(?P<nlast>{N})天|(?P<last>最后一天|月底|月末|底|末)|"
             rf"(?P<first>第一天|月初|初)|(?:第(?P<pos>{N})|(?P<pos2>最后一?|倒数第一))个?{WD}(?P<wd>{D1}))?(?:[一1]次)?"
             + TITLE,
             _monthly,
         ),
         (rf"隔周的?{WD}?(?P<days>{DAYS})", lambda m: f"FREQ=WEEKLY;INTERVAL=2;BYDAY={_cn_days(m['days'])}"),
         (
-            rf"(?:每|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?(?:[一1]次)?",
+            rf"(?:每过?|(?<=后))(?:(?P<skip>隔)(?P<k>{N})?|(?P<k2>{N}))个?{WD}(?:的)?(?:{WD}(?P<days>{DAYS}))?(?:[一1]次)?",
             lambda m: _weekly_k(m),
         ),
         # A range of weekdays: "每周一到周五", "周一至周五每天".
@@ -326,7 +326,7 @@ READERS: tuple[tuple[re.Pattern[str], Builder], ...] = tuple(
             lambda m: "FREQ=WEEKLY" + (f";BYDAY={_cn_days(m['days'])}" if m["days"] else ""),
         ),
         (
-            rf"(?:(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每(?P<k2>{N})[天日]|(?P<alt>隔天|隔日))(?:[一1]次)?",
+            rf"(?:(?:每|(?<=后))(?P<skip>隔)(?P<k>{N})?[天日]|每过?(?P<k2>{N})[天日]|(?P<alt>隔天|隔日))(?:[一1]次)?",
             lambda m: _daily_k(m),
         ),
         (
@@ -449,7 +449,7 @@ _SUSPECT = re.compile(
 # A period after a repetition word: without one ("每个人", "每次", "everyone") it is not repetition.
 _PERIODISH = re.compile(
     r"每隔?(?:[个一]|\d+|[两三四五六七八九十半]+)?个?(?:小时|钟头|分钟)"  # finer than a day: said, never kept
-    r"|每(?:隔|逢|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
+    r"|每(?:隔|逢|过|[个一]?(?:天|日|周|星期|礼拜|月|年|季|工作日|休息日|节|晚|早))"
     + TITLE
     + r"|每[\d两三四五六七八九十半双单]"
     r"|\b(?:every|each)\s+(?:other|second|third|fourth|last|\d+(?:st|nd|rd|th)?|day|week|month|year|quarter|morning|night|evening|full|\w+day|hour|minute|half)\b"
@@ -532,9 +532,11 @@ _UNTIL_EN = re.compile(
 )
 _COUNT_N = r"(?:\d{1,4}|[一二两三四五六七八九十百千]{1,4})"  # 共2000次 must be seen to be refused
 _COUNT_CN = re.compile(
-    rf"连续(?P<n>{_COUNT_N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{_COUNT_N})次|(?P<n3>{_COUNT_N})次(?:为止|就好|就行|结束)"
+    rf"(?:连续|持续|坚持)(?P<n>{_COUNT_N})(?P<unit>天|个?星期|周|个?礼拜|个?月|年|次)|共(?P<n2>{_COUNT_N})次|(?P<n3>{_COUNT_N})次(?:为止|就好|就行|结束)"
 )
-_COUNT_EN = re.compile(rf"\bfor\s+(?P<n>{ENUM})\s+(?P<unit>day|week|month|year)s?\b|\b(?P<n2>{ENUM})\s+times\b", IC)
+_COUNT_EN = re.compile(
+    rf"\bfor\s+(?P<n>{ENUM}|a|an)\s+(?P<unit>day|week|month|year)s?\b|\b(?P<n2>{ENUM})\s+times\b", IC
+)
 _START_CN = re.compile(
     rf"从(?P<w>下周{D1}?|下个?星期{D1}?|下个?礼拜{D1}?|下个?月|今天|明天|后天|{N}月{N}[日号])(?:开始|起)"
 )
@@ -647,6 +649,18 @@ def _loose_date(text: str, core: str, spans: list[tuple[int, int]]) -> str:
     return f"{lunar}FREQ=YEARLY;BYMONTH={_n(m['mo'])};BYMONTHDAY={_lunar_day(m['d'])}"
 
 
+# Weekdays said apart from a bare "每周" ("周二周四去健身房，每周都去") are the rule's days; "下周二"
+# is one date and stays for the time reader.
+_LOOSE_DAYS = re.compile(rf"(?<![上下这本每])(?:{WD})(?P<days>{DAYS})")
+
+
+def _loose_days(text: str, core: str, spans: list[tuple[int, int]]) -> str:
+    if not core.startswith("FREQ=WEEKLY") or "BYDAY" in core or not (m := _LOOSE_DAYS.search(text)):
+        return core
+    spans.append(m.span())
+    return f"{core};BYDAY={_cn_days(m['days'])}"
+
+
 def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
     """The repetition phrase of ``text`` as an RRULE value; None when the sentence has none."""
     if not TRIGGER.search(text):  # most chat messages: one regex scan, a few µs
@@ -667,7 +681,8 @@ def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:
         a, b = _unreadable_words(text, m.start(), suspect.end())
         return RepeatPhrase(text[a:b], None, _cut(text, [(a, b)]), None, ((a, b),))
     spans = [m.span()]
-    core = _loose_date(text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :], core, spans)
+    masked = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+    core = _loose_days(masked, _loose_date(masked, core, spans), spans)
     parts, first = _extras(text, core, now.date(), spans)
     spans = _drop_overlaps(spans)
     rule: str | None = ";".join([core, *parts])

@@ -167,6 +167,10 @@ def test_the_rest_never_keeps_repetition_words(text: str) -> None:
         ("每天练口语连续三周", "FREQ=DAILY;UNTIL=20261220T235959", "练口语"),
         ("practice scales every day for three weeks", "FREQ=DAILY;UNTIL=20261220T235959", "practice scales"),
         ("做完后每3天擦一次窗户", "FREQ=DAILY;INTERVAL=3;X-FROM=COMPLETION", "擦一次窗户"),
+        # 持续 / 坚持 bound a rule as 连续 does; "for a month" as "for one month".
+        ("每周日给狗洗澡，持续两个月", "FREQ=WEEKLY;BYDAY=SU;UNTIL=20270128T235959", "给狗洗澡"),
+        ("每天做平板支撑，坚持30天", "FREQ=DAILY;COUNT=30", "做平板支撑"),
+        ("meditate every day for a month", "FREQ=DAILY;UNTIL=20261229T235959", "meditate"),
     ],
 )
 def test_bounds_are_read_and_cut(text: str, rule: str, rest: str) -> None:
@@ -190,6 +194,27 @@ def test_bounds_are_read_and_cut(text: str, rule: str, rest: str) -> None:
 def test_the_first_day_is_read(text: str, first: date, rule: str, rest: str) -> None:
     found = _read(text)
     assert (found.first_day, found.rule, found.rest) == (first, rule, rest)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "rest"),
+    [
+        # 每过N = every N, as 每N.
+        ("每过两周交一次作业", "FREQ=WEEKLY;INTERVAL=2", "交一次作业"),
+        ("每过三天给仙人掌浇水", "FREQ=DAILY;INTERVAL=3", "给仙人掌浇水"),
+        ("每过两个月理发", "FREQ=MONTHLY;INTERVAL=2", "理发"),
+        # 逢 before a day of the month.
+        ("每个月逢8号交水电费", "FREQ=MONTHLY;BYMONTHDAY=8", "交水电费"),
+        ("每月逢5号和20号核对工资", "FREQ=MONTHLY;BYMONTHDAY=5,20", "核对工资"),
+        # Weekdays said apart from a bare 每周 are its days; 下周二 is one date and stays.
+        ("周二周四上午九点去健身房，每周都去", "FREQ=WEEKLY;BYDAY=TU,TH", "上午九点去健身房，都去"),
+        ("周一和周三晚上练琴，每周如此", "FREQ=WEEKLY;BYDAY=MO,WE", "晚上练琴，如此"),
+        ("下周二开会，以后每周都开", "FREQ=WEEKLY", "下周二开会，以后都开"),
+    ],
+)
+def test_other_ways_of_saying_a_period(text: str, rule: str, rest: str) -> None:
+    found = _read(text)
+    assert (found.rule, found.rest) == (rule, rest)
 
 
 # --- not repetition, and unreadable repetition ---------------------------------------------------

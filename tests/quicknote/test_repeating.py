@@ -18,7 +18,7 @@ FAMILIES = [
     ("天天晚上十点记账", "记账", "2026-11-30 22:00", {"FREQ": "DAILY"}, "每天 22:00"),
     ("每周二四六练口语", "练口语", "2026-12-01 23:59:59", {"BYDAY": "TU,TH,SA"}, "接下来：12月1日、12月3日、12月5日"),
     ("每隔一周的周四开读书会", "开读书会", "2026-12-03 23:59:59", {"INTERVAL": "2", "BYDAY": "TH"}, "12月17日"),
-    ("每5天换一次滤芯", "换一次滤芯", "2026-11-30 23:59:59", {"FREQ": "DAILY", "INTERVAL": "5"}, "12月5日"),
+    ("每5天换一次滤芯", "换滤芯", "2026-11-30 23:59:59", {"FREQ": "DAILY", "INTERVAL": "5"}, "12月5日"),
     ("每月10号还房贷", "还房贷", "2026-12-10 23:59:59", {"FREQ": "MONTHLY", "BYMONTHDAY": "10"}, "每月10号"),
     ("每月最后一天整理账单", "整理账单", "2026-11-30 23:59:59", {"BYMONTHDAY": "-1"}, "12月31日"),
     ("每个工作日下午六点写日报", "写日报", "2026-11-30 18:00", {"X-DAYS": "CN-WORKDAY"}, "每个工作日 18:00"),
@@ -44,6 +44,34 @@ async def test_each_family_is_one_repeating_task(
     assert parts.items() <= rule.parts().items()
     # The deadline is an occurrence of the stored rule (the first from now).
     assert recurrence.next_after(rule, harness.now, inclusive=True) == task.deadline_at
+
+
+@pytest.mark.parametrize(
+    ("message", "title", "said"),
+    [
+        ("每两周去一次超市", "去超市", "每两周"),  # the once of the period is not the task's
+        ("每礼拜三倒一趟垃圾", "倒垃圾", "每周三"),
+        ("每半年体检一次", "体检", "每6个月"),
+        ("以后每周日晚上给家里打电话", "给家里打电话", "每周日"),  # "from now on" goes with the rule
+        ("我今后每天都要早起", "早起", "每天"),
+        ("周二周四上午九点去健身房，每周都去", "去健身房", "每周二四 09:00"),  # a restating clause goes too
+        ("周一和周三晚上练琴，每周如此", "练琴", "每周一三"),
+        ("每周五下午交周报", "交周报", "每周五下午"),  # a part of day is named, not shown as 17:59
+        ("每天早上跑步", "跑步", "每天早上"),
+    ],
+)
+async def test_the_title_keeps_nothing_of_the_repetition(harness: Harness, message: str, title: str, said: str) -> None:
+    answer = await harness.ask(message)
+    [task] = harness.tasks()
+    assert (task.title, task.recurrence is not None) == (title, True), answer.visible
+    assert said in answer.visible, answer.visible
+
+
+def test_a_once_that_is_not_the_period_stays() -> None:
+    from quicknote.steps import _after_repeat
+
+    assert _after_repeat("第一次去看牙医") == "第一次去看牙医"
+    assert _after_repeat("再一次确认一次性餐具") == "再一次确认一次性餐具"
 
 
 async def test_the_confirmation_states_rule_and_next_three_dates(harness: Harness) -> None:
