@@ -254,8 +254,10 @@ _NEXT_ASK_RE = re.compile(
 )
 # "Did I do X?" ("周报交了没", "合同签了没有", "报告写完了吗", "房租交没交").
 _DONE_CHECK_RE = re.compile(
-    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?{DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛)[?？]?$|"
-    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?(?P<v>{DONE_VERBS})没(?P=v)"
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?{DONE_VERBS}(?:完|好|掉|定|出去|过)?了(?:没有?|吗|么|嘛)[?？]?$|"
+    rf"^(?!你|您|他|她|它|人家|别人).{{1,12}}?(?P<v>{DONE_VERBS})没(?P=v)|"
+    # a daily habit's verb after its object ("药吃了没", "花浇了吗"); a meal asked after is a greeting
+    r"^(?!你|您|他|她|它|人家|别人|.*[饭餐])[\u4e00-\u9fff]{1,8}?(?:吃|喝|浇|喂|遛|倒|扔|背|练)(?:过|完)?了(?:没有?|吗|么)[?？]?$"
 )
 # "Arrange my tomorrow for me": show that day's tasks.
 _ARRANGE_DAY_RE = re.compile(r"^(?:请|麻烦)?(?:帮我|给我|帮忙)?(?:安排|规划|看)(?:一下|下)?")
@@ -651,7 +653,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
             return QUERY, 0.8, "问某个时间忙不忙，查那时的任务"
         if _MEETING_ASK_RE.search(compact):
             return QUERY, 0.8, "问自己的会议"
-        if _DONE_CHECK_RE.search(compact) and not has_time:
+        # "这周周报交了没": a time naming the occurrence, with the thing still said without it.
+        if _DONE_CHECK_RE.search(compact) and (not has_time or _DONE_CHECK_RE.search(rest)):
             return QUERY, 0.75, "问某件事做了没有"
     if _NEXT_ASK_RE.search(compact) and not re.search(r"你(?:该|要|应该)", compact):
         return QUERY, 0.8, "问该先做哪件事"

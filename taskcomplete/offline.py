@@ -56,11 +56,17 @@ _ZH_DONE_PREFIX_RE = re.compile(r"^(?:已完成|完成了|搞定了|做完了)[:
 # zh done-statements closing the sentence: "X(已经)(做完|搞定|写好|交)了".
 _COMPLEMENT_VERBS = r"(?:做|写|弄|搞|干|办|改|交|填|签|发|寄|处理|整理|准备|看|读|学|背|修|洗|收拾|打扫)"
 _ADV = r"(?:都|全|全部|总算|终于|已经|已|刚|刚刚|早就|早已|也|就)"
-_RESULT = rf"(?:搞定|完成|完事|{_COMPLEMENT_VERBS}(?:完|好|掉)|{DONE_VERBS}(?:出去|上去))"
+_RESULT = rf"(?:搞定|完成|完事|{_COMPLEMENT_VERBS}(?:完|好|掉)|{DONE_VERBS}(?:出去|上去|过))"
 _ZH_DONE_TAIL = rf"{_ADV}*{_RESULT}了|(?:已经|已|早已|早就){_ADV}*{_RESULT}|{_ADV}+{DONE_VERBS}了"
 # "房租交了": a bare verb + 了, weaker (it can be chat).
 # Not with 把/将 or a time ("周五前把合同签了", "先把报告交了"): those are things to do.
 _ZH_BARE_DONE_RE = re.compile(rf"^(?!.*(?:把|将|先|前|要|得))(?P<w>.{{2,}}?){DONE_VERBS}了" + _TAIL_PARTICLES + r"$")
+# "药吃了", "花浇过了": the object said first, a daily-habit verb after it. The task is verb + object
+# ("吃药", "浇花"), so that is the words; weaker than a done-verb statement ("饭吃了" can be chat).
+_ZH_HABIT_DONE_RE = re.compile(
+    r"^(?!.*(?:把|将|先|前|要|得|顺手|顺便))(?P<w>[\u4e00-\u9fff]{1,6}?)(?:也|都|已经|已|早就|刚)*(?P<v>吃|喝|浇|喂|遛|倒|取|拿|扔|晒|充|背|练)"
+    r"(?:过|完|好|掉)?了" + _TAIL_PARTICLES + r"$"
+)
 _ZH_DONE_RE = re.compile(r"^(?P<w>.*?)(?P<tail>" + _ZH_DONE_TAIL + r")" + _TAIL_PARTICLES + r"$")
 # "交报告还没做完", "周报还没写好": a statement that it is not done.
 _ZH_NOT_DONE_RE = re.compile(
@@ -70,6 +76,8 @@ _ZH_NOT_DONE_RE = re.compile(
 # Leading words that are not the task: subjects and adverbs.
 _ZH_LEAD_RE = re.compile(
     r"^(?:(?:好的|嗯+|哦|噢|ok|OK|对了|那个)[，,\s]*|好[，,\s]+)*(?:我们|咱们|我|咱)?(?:刚刚|刚|已经|终于|总算|早就|也|都)*(?:把|将)?"
+    # which occurrence ("今天的药", "这周的周报"): not the task's words
+    r"(?:(?:今天|今早|今晚|昨天|昨晚|这周|本周|上周|这次|这回|这个月|本月|上个月)的?(?=[\u4e00-\u9fff]))?"
 )
 _ZH_WORD_TAIL_RE = re.compile(r"(?:其实|实际上|的事情?|这件事|这个任务|任务|这个|那个|都|也|已经|已|还)+$")
 
@@ -175,6 +183,9 @@ def _read(text: str) -> tuple[float, str, bool, str | None] | None:
         if m:
             words = _zh_words(m.group("w"))
             return (0.8, "说任务已经做完了", True, words) if words else None
+        m = _ZH_HABIT_DONE_RE.match(t)
+        if m and (words := _zh_words(m.group("w"))) and not _OTHERS_RE.match(words):
+            return 0.7, "说任务已经做了", True, words if m.group("v") in words else m.group("v") + words
         m = _ZH_BARE_DONE_RE.match(t)
         if m:
             words = _zh_words(m.group("w"))

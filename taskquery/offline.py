@@ -216,12 +216,19 @@ _FREE_AFTER_TIME_RE = re.compile(
 _FREE_QUESTION_RE = re.compile(r"^[^，,。]{0,6}(?:吗|么|嘛|不|没|没有)(?:[?？]|$)|^[^，,。]{0,4}(?:不|没)(?:有|忙|闲)")
 # "X交了没 / X写完了吗 / X签了没有 / 交没交": was X done?
 _DONE_CHECK_RE = re.compile(
-    rf"{DONE_VERBS}(?:完|好|掉|定|出去)?了(?:没有?|吗|么|嘛|不)[?？]?$|"
+    rf"{DONE_VERBS}(?:完|好|掉|定|出去|过)?了(?:没有?|吗|么|嘛|不)[?？]?$|"
     rf"(?P<v>{DONE_VERBS})没(?P=v)"
+)
+# A daily habit's verb after its object ("药吃了没", "花浇了吗"): the task is verb + object.
+_HABIT = r"(?:吃|喝|浇|喂|遛|倒|扔|背|练)"
+_WHEN = r"(?:今天|今早|今晚|昨天|昨晚|这周|本周|上周|这次|这个月|本月)"
+_HABIT_CHECK_RE = re.compile(
+    rf"^(?!你|您|他|她|它|人家|别人|.*[饭餐])(?:我的?|那个|这个)?(?:{_WHEN}的?)?(?!{_WHEN})"
+    rf"(?P<kw>[\u4e00-\u9fff]{{1,8}}?)(?:都|已经|还|到底|有)?(?P<v>{_HABIT})(?:过|完)?了(?:没有?|吗|么)[?？]?$"
 )
 _DONE_CHECK_KW_RE = re.compile(
     rf"^(?:我的?|那个|那份|这个|这份)?(?P<kw>[^，,。？?！!]{{1,12}}?)(?:都|已经|还|到底|有)?"
-    rf"{DONE_VERBS}(?:完|好|掉|定|出去)?(?:了(?:没有?|吗|么|嘛|不)|没{DONE_VERBS})[?？]?$"
+    rf"{DONE_VERBS}(?:完|好|掉|定|出去|过)?(?:了(?:没有?|吗|么|嘛|不)|没{DONE_VERBS})[?？]?$"
 )
 _DID_WHAT_RE = re.compile(r"(?:做|干|忙|弄|办)了(?:些|点)?(?:什么|啥|哪些|多少|几件)")
 _MEETING_KW_RE = re.compile(
@@ -241,7 +248,7 @@ _LATEST_DEADLINE_RE = re.compile(r"最晚|倒序|从晚到早|由晚到早|最�
 
 def is_done_check(text: str) -> bool:
     """ "X交了没" / "X做完了吗": a yes/no question whether something is done."""
-    return bool(_DONE_CHECK_RE.search(text))
+    return bool(_DONE_CHECK_RE.search(text) or _HABIT_CHECK_RE.search(text.strip()))
 
 
 def _done_question(text: str) -> bool:
@@ -356,6 +363,9 @@ def _keyword(text: str, now: datetime, tz: str) -> str | None:
             kw = clean_keyword(m.group("kw"), now, tz)
             if kw:
                 return kw
+    m = _HABIT_CHECK_RE.search(text.strip())
+    if m and (kw := clean_keyword(m.group("kw").rsplit("的", 1)[-1], now, tz)):
+        return kw if m.group("v") in kw else m.group("v") + kw  # "药吃了没" asks after 吃药
     m = _DONE_CHECK_KW_RE.search(text.strip())
     if m:
         # "老王的合同签了没" → the thing itself, after the last "的".
@@ -432,7 +442,7 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     text = (sentence or "").strip()
     lock = extract_count(text)
 
-    done = _done_question(text) or bool(_DONE_CHECK_RE.search(text))
+    done = _done_question(text) or is_done_check(text)
     not_done = bool(_NOT_DONE_RE.search(text))
     inclusive = bool(_INCLUSIVE_RE.search(text))
     created = bool(_CREATED_RE.search(text)) and not done

@@ -39,7 +39,7 @@ from taskquery.rendering import (
     format_day,
 )
 from taskquery.state import QueryState
-from taskquery.verdict import asks_if_done, verdict
+from taskquery.verdict import asks_if_done, one_series, verdict
 
 T = TypeVar("T")
 PLAN = NodeSpec("plan", QueryPlan, PLAN_INSTRUCTIONS)
@@ -258,13 +258,15 @@ async def broaden(state: QueryState, turn: Turn) -> None:
     flt, page = state.filter, state.page
     state.retries += 1
     state.dropped_keyword = flt.keyword
-    for name, relaxed in _relaxations(flt, state.now):
+    for name, relaxed in _relaxations(flt, state.now, named=asks_if_done(state.sentence)):
         if name not in state.broadened:  # "nearest" may look after the window, then before it
             state.broadened.append(name)
         flt, page = relaxed, await run_query(turn, relaxed, state.now)
         if page.total:
             break
     state.filter, state.page = flt, page
+    if "keyword" not in state.broadened:
+        state.dropped_keyword = None  # found with the words said: nothing to say about them
     # Keep the plan, and what a retry is settled against, in step with what was relaxed: a later
     # reflect retry rebuilds the filter from them and must start from the broadened query.
     state.plan = _relaxed(state.plan, flt, state.broadened)
@@ -274,9 +276,16 @@ async def broaden(state: QueryState, turn: Turn) -> None:
         state.window, state.time_source = None, None
 
 
-def _relaxations(flt: TaskFilter, now: datetime) -> list[tuple[str, TaskFilter]]:
-    """Each step builds on the one before; the first that finds something stops the search."""
+def _relaxations(flt: TaskFilter, now: datetime, *, named: bool = False) -> list[tuple[str, TaskFilter]]:
+    """Each step builds on the one before; the first that finds something stops the search.
+
+    ``named``: a yes/no question about a task ("今天药吃了没"): its words name the task, so the time
+    goes first (open or done), and the answer is about that task, not about others in the window."""
     steps: list[tuple[str, TaskFilter]] = []
+    windowed = flt.time_after is not None or flt.time_before is not None or flt.only_overdue
+    if named and flt.keyword and windowed:
+        update = {"time_after": None, "time_before": None, "only_overdue": False, "include_completed": True}
+        steps.append(("time_window", flt.model_copy(update={**update, "time_field": "deadline"})))
     if flt.keyword:
         flt = flt.model_copy(update={"keyword": None})
         steps.append(("keyword", flt))
@@ -620,9 +629,10 @@ def done_verdict(state: QueryState) -> Said | None:
         return None
     if "keyword" in state.broadened and state.dropped_keyword:
         return Said(PREFIXES[state.locale]["no_keyword"].format(keyword=state.dropped_keyword).strip(), alone=True)
-    if state.broadened or state.filter is None or not state.filter.keyword:
+    if state.filter is None or not state.filter.keyword or state.broadened not in ([], ["time_window"]):
         return None  # no task named, or not the rows asked about: no yes or no to give
     text = verdict(state.page, state.tz, state.now, state.locale)
     if text is None:
         return None
-    return Said(text, alone=len(state.page.items) == 1 and state.offset == 0)
+    one = len(state.page.items) == 1 or one_series(state.page)
+    return Said(text, alone=one and state.offset == 0)

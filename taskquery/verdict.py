@@ -23,6 +23,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "open": "还没有，「{title}」{when} 截止。",
         "open_undated": "还没有，「{title}」还没完成（没有截止时间）。",
         "several": "有 {total} 条相关的任务：{done} 条做完了，{open} 条还没有。",
+        "series_done": "做完了：「{title}」上一次 {when} 完成；下一次 {next} 截止。",
     },
     "en": {
         "done": 'Yes: "{title}" was finished {when}.',
@@ -31,6 +32,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "open": 'Not yet: "{title}" is due {when}.',
         "open_undated": 'Not yet: "{title}" is still open (no deadline).',
         "several": "{total} tasks match: {done} done, {open} not yet.",
+        "series_done": 'Yes: "{title}" was last finished {when}; the next one is due {next}.',
     },
 }
 
@@ -46,6 +48,8 @@ def verdict(page: TaskPage, tz: str, now: datetime, locale: Locale) -> str | Non
     if not page.items or not page.total_exact or page.total > len(page.items):
         return None
     texts = _TEXTS[locale]
+    if (found := _series(page.items)) is not None:
+        return _series_verdict(*found, tz, now, texts, locale)
     if len(page.items) > 1:
         done = sum(1 for row in page.items if row.is_completed)
         return texts["several"].format(total=page.total, done=done, open=page.total - done)
@@ -61,3 +65,34 @@ def _one(row: TaskRow, tz: str, now: datetime, texts: dict[str, str], locale: Lo
         return texts["open_undated"].format(title=row.title)
     key = "overdue" if is_overdue(row.deadline_at, False, now) else "open"
     return texts[key].format(title=row.title, when=format_when(row.deadline_at, tz, now, locale))
+
+
+def one_series(page: TaskPage) -> bool:
+    """Whether the page is one repeating task with its completed occurrences: one task to a person."""
+    return page.total_exact and page.total == len(page.items) and _series(page.items) is not None
+
+
+def _series(items: list[TaskRow]) -> tuple[TaskRow, list[TaskRow]] | None:
+    """The open series and its completed occurrences (copies with its title), when that is all."""
+    current = [row for row in items if not row.is_completed]
+    if len(current) != 1 or current[0].recurrence is None:
+        return None
+    done = [row for row in items if row.is_completed]
+    return (current[0], done) if all(row.title == current[0].title for row in done) else None
+
+
+def _series_verdict(
+    current: TaskRow, done: list[TaskRow], tz: str, now: datetime, texts: dict[str, str], locale: Locale
+) -> str:
+    """Done when the last occurrence was and the open one is not yet overdue; else about the open one."""
+    finished = [row for row in done if row.completed_at is not None]
+    overdue = current.deadline_at is not None and is_overdue(current.deadline_at, False, now)
+    if not finished or overdue or current.deadline_at is None:
+        return _one(current, tz, now, texts, locale)
+    last = max(finished, key=lambda row: row.completed_at or now)
+    assert last.completed_at is not None
+    return texts["series_done"].format(
+        title=current.title,
+        when=format_when(last.completed_at, tz, now, locale),
+        next=format_when(current.deadline_at, tz, now, locale),
+    )

@@ -21,8 +21,9 @@ A copy of the same attempt (a retry) repeats the first copy's answer and writes 
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any, Literal, get_args
 from zoneinfo import ZoneInfo
 
@@ -34,6 +35,7 @@ from core.locale import Locale
 from core.models import Task, TaskUpdate
 from core.recurrence.describe import END_OF_DAY
 from core.store import task_row
+from core.timeanchor import deadline_of, resolve_time
 from core.turn import Answer, Turn
 from taskrepeat.offline import RepeatControl, read_control
 
@@ -130,13 +132,26 @@ def _end(w: writes.Writer, task: Task, turn: Turn) -> _Outcome:
     return _Outcome("written", task.title, line=line)
 
 
+def _said_clock(phrase: recurrence.RepeatPhrase | None, turn: Turn) -> time | None:
+    """The time of day said with the new rule ("改成每天晚上9点" → 21:00); None keeps the old one."""
+    window = resolve_time(phrase.rest, turn.now, turn.tz) if phrase is not None and phrase.rest else None
+    moment = deadline_of(window) if window is not None else None
+    clock = moment.astimezone(ZoneInfo(turn.tz)).time() if moment is not None else None
+    return clock if clock != END_OF_DAY else None
+
+
 def _change(w: writes.Writer, task: Task, turn: Turn, said: str) -> _Outcome:
     phrase = recurrence.read_repeat(said, now=turn.now)
     zone = ZoneInfo(turn.tz)
     old = series.rule_of(task)
-    clock = old.start.time() if old else (task.deadline_at.astimezone(zone).time() if task.deadline_at else END_OF_DAY)
-    # From the open occurrence's day when it is still ahead ("改成每两周" keeps its Monday), else today.
-    ahead = task.deadline_at if task.deadline_at is not None and task.deadline_at >= turn.now else turn.now
+    clock = _said_clock(phrase, turn) or (
+        old.start.time() if old else (task.deadline_at.astimezone(zone).time() if task.deadline_at else END_OF_DAY)
+    )
+    # A bare period takes its phase from the open occurrence's day when that is still ahead ("改成每两周"
+    # keeps its Monday); a rule that names its own days, or a daily one, starts from today.
+    own_days = phrase is not None and phrase.rule is not None and re.search(r"BY|X-DAYS|X-TERM|FREQ=DAILY", phrase.rule)
+    keep = task.deadline_at is not None and task.deadline_at >= turn.now and not own_days
+    ahead = task.deadline_at if keep and task.deadline_at is not None else turn.now
     day = (phrase.first_day if phrase else None) or ahead.astimezone(zone).date()
     try:
         if phrase is None or phrase.rule is None:

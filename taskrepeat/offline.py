@@ -53,7 +53,8 @@ _SKIP = (
 )
 _END = (
     r"(?:(?:以后|今后|往后|从此|从今以后)(?:都|就|也)?(?:不用|不需要|不必|不)(?:再)?(?!提醒)[\u4e00-\u9fff]{0,3}?了|"
-    r"(?:不再|别再|不要再|不用再|不用|无需)重复(?:了)?(?:[，,\s]?(?:就)?(?:这一次|这次)(?:就行|就好)?)?|的重复取消(?:掉)?|不用每[\u4e00-\u9fff]{1,4}?都[\u4e00-\u9fff]{0,2}了|"
+    r"(?:不再|别再|不要再|不用再|不要|不用|无需|不必)重复(?:了)?(?:[，,\s]?(?:就)?(?:这一次|这次)(?:就行|就好)?)?|"
+    r"(?:的|那个|这个)?(?:重复|循环)(?:给我)?(?:取消|关|停|去|撤)(?:掉|了)?|不用每[\u4e00-\u9fff]{1,4}?都[\u4e00-\u9fff]{0,2}了|"
     r"别再每[\u4e00-\u9fff]{1,4}?提醒了)"
 )
 
@@ -68,7 +69,8 @@ _FORMS: tuple[tuple[Op, re.Pattern[str]], ...] = (
     (
         "change",
         re.compile(
-            r"^(?:把|将)?(?P<w>.*?)(?:的重复|的频率|的周期)?(?:以后)?(?:改成|改为|换成|变成|调成|改到)(?P<r>每.+?)(?:吧)?$"
+            r"^(?:把|将)?(?P<w>.*?)(?:的重复|的频率|的周期)?(?:以后)?(?:改成|改为|换成|变成|调成|改到)(?P<r>每.+?|隔.+?|天天.*?|"
+            r"[\d两二三四五六七八九十]+个?(?:天|周|星期|礼拜|月|年)[一1](?:次|回).*?)(?:吧)?$"
         ),
     ),
 )
@@ -129,7 +131,7 @@ _ZH_LEAD = re.compile(r"^(?:请|麻烦|帮我|给我|嗯|哦|那个|唉|好吧|�
 # Trailing emoji, particles and punctuation people add ("跳过吧😂", "不需要了呀").
 _TAIL_NOISE = re.compile(r"(?:[^\w\s]|[_吧啊呀哈哦嘛呢]|一下|\s)+$")
 _TITLE_TAIL = re.compile(
-    r"(?:这个任务|那个任务|任务|这件事|那件事|的?提醒|的重复)$|从每.*$|[，,](?:就|先)?$|(?:忘了|没来得及|来不及)[\u4e00-\u9fff]?$"
+    r"(?:这个任务|那个任务|任务|这件事|那件事|的?提醒|的重复|的时间)$|从每.*$|[，,](?:就|先)?$|(?:忘了|没来得及|来不及)[\u4e00-\u9fff]?$"
 )
 
 
@@ -160,6 +162,8 @@ def read_control(text: str) -> RepeatControl | None:
         if english and words:
             words = re.sub(r"^(?:the|my)\s+|\s+(?:reminder|task|to-?do)$", "", words, flags=re.I) or None
         repeat = m.groupdict().get("r")
+        if repeat and not english and not repeat.startswith(("每", "隔", "天天")):
+            repeat = "每" + repeat  # "改成两周一次" says the period without 每
         return RepeatControl(op, words, repeat.strip(_FILL) if repeat else None)
     return None
 

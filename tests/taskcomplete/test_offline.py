@@ -27,6 +27,8 @@ DONE = [
     ("done with groceries", "groceries"),
     ("the report is done", "report"),
     ("check off groceries", "groceries"),
+    # which occurrence is not the task's words; 过 as a done verb's complement
+    ("这周的周报交过了", "周报"),
 ]
 REOPEN = [
     ("交报告还没做完", "交报告"),
@@ -72,6 +74,10 @@ NOT_MINE = [
     "2. 洗车（简单不重要；已完成）",
     "2. wash the car is done",
     "你好",
+    "药吃了没",
+    "花浇了吗",
+    "他药吃了",
+    "先把药吃了",
 ]
 
 
@@ -95,6 +101,22 @@ def test_reopen_statements_fire(text: str, words: str) -> None:
 def test_questions_notes_and_chat_do_not_fire(text: str) -> None:
     assert offline_signal(text, []) is None
     assert target_words(text) is None
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("药吃了", "吃药"),
+        ("鱼已经喂过了", "喂鱼"),
+        ("今天的花浇过了", "浇花"),
+        ("垃圾倒掉了", "倒垃圾"),
+        ("水喝完了", "喝水"),
+    ],
+)
+def test_a_daily_habit_said_object_first_names_verb_and_object(text: str, words: str) -> None:
+    signal = offline_signal(text)
+    assert signal is not None and WRITE_THRESHOLD <= signal.confidence < 0.75  # "饭吃了" can be chat
+    assert target_words(text) == words
 
 
 def test_a_bare_verb_statement_is_weaker_but_still_a_write() -> None:

@@ -119,3 +119,30 @@ async def test_the_verdict_stands_whatever_the_plan_model_says(database_url: str
     h.state.engine.dispose()
     assert answer.action == "task_query" and answer.requests >= 2  # both models were asked
     assert answer.visible == "做完了：「订机票」11月29日 周日 20:30 完成。"
+
+
+async def test_a_series_is_one_task_done_last_time_with_its_next(harness: Harness) -> None:
+    await harness.ask("每天晚上浇花")
+    assert (await harness.ask("花浇了吗")).visible == "还没有，「浇花」11月30日 周一 23:59 截止。"
+    done = await harness.ask("花浇过了")
+    assert done.action == "task_complete", done.visible
+    answer = await harness.ask("花浇了吗")
+    assert answer.visible == "做完了：「浇花」上一次 11月30日 周一 10:00 完成；下一次 12月1日 周二 23:59 截止。"
+
+
+async def test_a_time_said_with_a_named_task_asks_after_that_task(harness: Harness) -> None:
+    harness.add("吃药", 1, "2026-12-01 08:00")
+    # Nothing of it due today: the answer is still about 吃药, not "no such task".
+    answer = await harness.ask("今天药吃了没")
+    assert answer.action == "task_query"
+    assert answer.visible == "还没有，「吃药」12月1日 周二 08:00 截止。"
+
+
+@pytest.mark.parametrize("sentence", ["药吃了没", "今天的花浇了吗", "周报交过了吗", "这周周报交了没"])
+def test_habit_verbs_and_occurrence_words_ask_if_done(sentence: str) -> None:
+    assert asks_if_done(sentence)
+
+
+@pytest.mark.parametrize("sentence", ["饭吃了吗", "今天吃了吗", "你吃了吗"])
+def test_a_greeting_about_meals_is_not_a_done_question(sentence: str) -> None:
+    assert not asks_if_done(sentence)

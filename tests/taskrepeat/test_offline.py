@@ -31,6 +31,12 @@ from taskrepeat.offline import RepeatControl, offline_signal, read_control
         ("把喂猫改为每两天", "change", "喂猫", "每两天"),
         ("开例会换成每个工作日", "change", "开例会", "每个工作日"),
         ("change the standup to every weekday", "change", "standup", "every weekday"),
+        # the repetition named as a thing to switch off; a period said without 每; "的时间"
+        ("晨跑那个重复取消掉", "end", "晨跑", None),
+        ("喂鱼的重复关掉吧", "end", "喂鱼", None),
+        ("记账不要重复了", "end", "记账", None),
+        ("组会改成两周一次", "change", "组会", "每两周一次"),
+        ("把背单词的时间改成每天晚上8点", "change", "背单词", "每天晚上8点"),
     ],
 )
 def test_controls_are_read(text: str, op: str, words: str | None, repeat: str | None) -> None:

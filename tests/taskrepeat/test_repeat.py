@@ -57,6 +57,21 @@ async def test_every_other_week_keeps_the_weekday(harness: Harness) -> None:
     assert "接下来：12月7日、12月21日" in answer.visible
 
 
+async def test_a_change_that_says_a_time_moves_the_time(harness: Harness) -> None:
+    await _series(harness, "每天早上7点半喝一杯温水")
+    answer = await harness.ask("喝温水改成每天晚上9点")
+    assert "改成了每天 21:00" in answer.visible, answer.visible
+    [task] = harness.tasks()
+    assert task.deadline_at == local("2026-11-30 21:00")  # today's is still ahead
+
+
+async def test_a_period_said_without_every_is_a_change(harness: Harness) -> None:
+    await _series(harness)
+    answer = await harness.ask("周报改成两周一次")
+    assert answer.action == "task_repeat"
+    assert "改成了每两周 09:00，接下来：12月7日、12月21日" in answer.visible, answer.visible
+
+
 async def test_a_one_off_becomes_a_series(harness: Harness) -> None:
     await harness.converse("周五下午三点给绿萝浇水")
     answer = await harness.ask("给绿萝浇水改成每周五")
