@@ -23,7 +23,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import titlegrams
+from core import occurrences, titlegrams
 from core.display import format_when, group_label
 from core.fields import locked_task, restore_fields, touched
 from core.locale import Locale
@@ -239,6 +239,7 @@ def _revert_fields(session: Session, user_id: int, change: TaskChange, now: date
     if task.title != title:
         assert task.id is not None
         titlegrams.reindex_task(session, user_id, task.id, task.title)
+    occurrences.sync(session, task)
     return "restored", kept
 
 
@@ -320,9 +321,11 @@ def _revert_delete(session: Session, user_id: int, change: TaskChange, now: date
     )
     if taken:
         values["source_key"] = None  # a later attempt under that key wrote a task of its own
-    session.add(Task(**values))
+    restored = Task(**values)
+    session.add(restored)
     session.flush()
     titlegrams.reindex_task(session, user_id, values["id"], values["title"])
+    occurrences.sync(session, restored)
     # The task's history, this deletion included, names it again.
     links = [int(i) for i in json.loads(change.after).get("links", [])] + [change.id]
     table = TaskChange.__table__  # type: ignore[attr-defined]

@@ -296,6 +296,9 @@ class Task(TaskBase, table=True):
     # A repeating task: its rule as iCalendar lines ("DTSTART;TZID=…:…\nRRULE:…", core.recurrence);
     # ``deadline_at`` is then its next open occurrence. NULL: a one-off.
     recurrence: str | None = Field(default=None, sa_type=sa.Text)
+    # A series' coming occurrences are in task_occurrences up to this moment (core.occurrences);
+    # NULL: none are (a one-off, a finished series, or a rule that is walked at query time).
+    occurrences_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 def _stored_recurrence(value: str | None) -> str | None:
@@ -539,6 +542,48 @@ class TaskTitleGram(SQLModel, table=True):
         index=True,
         sa_column_kwargs={"autoincrement": False},
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# task_occurrences (maintained by core.occurrences)
+
+
+class TaskOccurrence(SQLModel, table=True):
+    """One coming occurrence of an open series, after its open one (``due_at``, the task's deadline).
+
+    What a deadline window reads to list a series at its first occurrence inside the window, in SQL
+    like every other row (docs/fdr/0037): the row whose ``at`` is in the window and whose previous
+    occurrence ``prev_at`` is before it. ``until`` is the task's ``occurrences_until`` (the rows
+    cover the schedule up to it); ``priority_group`` and ``threshold_at`` (the task's urgency
+    threshold moved with the occurrence) give its effective group. All of it is the task's, written
+    again with every write to the task, so a window's count reads this index alone.
+    """
+
+    __tablename__ = "task_occurrences"
+    __table_args__ = (
+        sa.Index(
+            "ix_task_occurrences_window",
+            "user_id",
+            "at",
+            "prev_at",
+            "until",
+            "due_at",
+            "priority_group",
+            "threshold_at",
+            "task_id",
+        ),
+    )
+
+    task_id: int = Field(
+        primary_key=True, foreign_key="tasks.id", ondelete="CASCADE", sa_column_kwargs={"autoincrement": False}
+    )
+    at: datetime = Field(primary_key=True, sa_type=UTCDateTime)
+    user_id: int = Field(nullable=False)
+    prev_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    until: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    due_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    priority_group: int = Field(nullable=False)
+    threshold_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 # ---------------------------------------------------------------------------------------------

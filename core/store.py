@@ -37,8 +37,16 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core import series, titlegrams
-from core.models import PROMOTABLE_GROUPS, Task, TaskCreate, TaskUpdate, UTCDateTime, effective_group
+from core import occurrences, series, titlegrams
+from core.models import (
+    PROMOTABLE_GROUPS,
+    Task,
+    TaskCreate,
+    TaskOccurrence,
+    TaskUpdate,
+    UTCDateTime,
+    effective_group,
+)
 from core.prepared import Prepared, db_time, fetch, prepare, read_time
 from core.trace import traced
 
@@ -548,14 +556,21 @@ def query_tasks(db: Session | sa.Connection, user_id: int, flt: TaskFilter, *, n
     deadlines stay last.
     """
     conn = _connection(db)
-    ahead = _series_ahead(conn, user_id, flt, now)
-    if not ahead:
+    if not _projects_series(flt):
+        return _plain_page(conn, user_id, flt, now=now)
+    end = flt.offset + flt.limit
+    uncovered, indexed, indexed_rows, indexed_exact = _series_indexed(conn, user_id, flt, now, end)
+    walked = _series_walked(conn, user_id, flt, now) if uncovered else []
+    if not walked and not indexed:
         return _plain_page(conn, user_id, flt, now=now)
     # The plain rows up to the page's end (SQL), merged with the series' rows in the filter's order.
-    end = flt.offset + flt.limit
     head = _plain_page(conn, user_id, flt.model_copy(update={"offset": 0, "limit": end}), now=now)
-    merged = sorted([*head.items, *ahead], key=_order_key(flt))
-    return TaskPage(total=head.total + len(ahead), items=merged[flt.offset : end], total_exact=head.total_exact)
+    merged = sorted([*head.items, *indexed_rows, *walked], key=_order_key(flt))
+    return TaskPage(
+        total=head.total + indexed + len(walked),
+        items=merged[flt.offset : end],
+        total_exact=head.total_exact and indexed_exact,
+    )
 
 
 def _plain_page(conn: sa.Connection, user_id: int, flt: TaskFilter, *, now: datetime) -> TaskPage:
@@ -579,29 +594,205 @@ def _plain_page(conn: sa.Connection, user_id: int, flt: TaskFilter, *, now: date
     return TaskPage(total=total, items=items, total_exact=exact)
 
 
+# ---------------------------------------------------------------------------------------------
+# series in a deadline window (docs/fdr/0037): one row each, at its first occurrence inside it
+
+
+def _projects_series(flt: TaskFilter) -> bool:
+    """A bounded deadline window, where a series due before it may occur inside it."""
+    return (
+        flt.time_field == "deadline"
+        and flt.time_after is not None
+        and flt.time_before is not None
+        and not flt.only_overdue
+        and not flt.no_deadline
+        and not (flt.quadrants is not None and len(flt.quadrants) > 0 and not set(flt.quadrants) & set(_GROUPS))
+    )
+
+
 _TASKS: sa.Table = Task.__table__  # type: ignore[attr-defined]
-_SERIES_AHEAD = (
+_OCC: sa.Table = TaskOccurrence.__table__  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class _SeriesShape:
+    dialect: str
+    wanted: tuple[int, ...] | None
+    keyword: bool
+    with_overdue: bool
+    sort_by: str
+    order: str
+
+
+def _series_effective_group() -> sa.ColumnElement[int]:
+    promoted = sa.and_(
+        _OCC.c.threshold_at.is_not(None),
+        _OCC.c.threshold_at <= _NOW,
+        _OCC.c.priority_group.in_(PROMOTABLE_GROUPS),
+    )
+    return sa.case((promoted, _OCC.c.priority_group - 1), else_=_OCC.c.priority_group)
+
+
+def _series_conditions(shape: _SeriesShape) -> list[sa.ColumnElement[bool]]:
+    """The occurrence rows that are a series' first inside the window, for series the index covers."""
+    o = _OCC.c
+    conds = [o.user_id == _USER, o.at >= _AFTER, o.at <= _BEFORE, o.prev_at < _AFTER, o.until >= _BEFORE]
+    if shape.with_overdue:
+        conds.append(o.due_at >= _NOW)  # an overdue series is listed as overdue, at its own deadline
+    if shape.wanted is not None:
+        conds.append(_series_effective_group().in_(shape.wanted))
+    if shape.keyword:
+        conds.append(_TASKS.c.title_key.like(_PATTERN, escape="\\"))
+    return conds
+
+
+def _series_source(shape: _SeriesShape) -> Any:
+    return _OCC.join(_TASKS, _TASKS.c.id == _OCC.c.task_id) if shape.keyword else _OCC
+
+
+def _build_series_count(shape: _SeriesShape) -> sa.Select[Any]:
+    """The window's indexed series (capped), and whether any series due before it is not covered
+    (then :func:`_series_walked` reads those): one statement, one round trip."""
+    found = (
+        sa.select(sa.literal_column("1"))
+        .select_from(_series_source(shape))
+        .where(*_series_conditions(shape))
+        .limit(_CAP)
+        .subquery()
+    )
+    t = _TASKS.c
+    uncovered = (
+        sa.select(sa.literal_column("1"))
+        .where(
+            t.user_id == _USER,
+            t.is_completed == sa.false(),
+            t.recurrence.is_not(None),
+            t.deadline_at < _AFTER,
+            sa.or_(t.occurrences_until.is_(None), t.occurrences_until < _BEFORE),
+        )
+        .limit(1)
+        .subquery()
+    )
+    return sa.select(
+        sa.select(sa.func.count()).select_from(found).scalar_subquery().label("n"),
+        sa.select(sa.func.count()).select_from(uncovered).scalar_subquery().label("uncovered"),
+    )
+
+
+def _series_ordering(shape: _SeriesShape, at: Any, eff: Any, task_id: Any) -> list[Any]:
+    desc = shape.order == "desc"
+    if shape.sort_by == "id":
+        return [task_id.desc() if desc else task_id.asc()]
+    if shape.sort_by == "priority":
+        return [eff.desc() if desc else eff.asc(), at.asc(), task_id.asc()]
+    return [at.desc() if desc else at.asc(), eff.asc(), task_id.asc()]
+
+
+def _build_series_page(shape: _SeriesShape) -> sa.Select[Any]:
+    """The first ``limit`` rows in the filter's order, read from the index alone, then joined to
+    their tasks: a join before the cut made PostgreSQL fetch and join every match (5.3 ms for
+    1,150 series at 100k tasks; 1.2 ms cut first)."""
+    o, t = _OCC.c, _TASKS.c
+    eff = _series_effective_group()
+    first = (
+        sa.select(o.task_id, o.priority_group, eff.label("eff"), o.at, o.threshold_at)
+        .select_from(_series_source(shape))
+        .where(*_series_conditions(shape))
+        .order_by(*_series_ordering(shape, o.at, eff, o.task_id))
+        .limit(_LIMIT)
+        .subquery()
+    )
+    return sa.select(
+        t.id.label("id"),
+        t.title.label("title"),
+        first.c.priority_group,
+        first.c.eff,
+        first.c.at,
+        first.c.threshold_at,
+        t.created_at.label("created_at"),
+        t.recurrence.label("recurrence"),
+    ).select_from(first.join(_TASKS, t.id == first.c.task_id))
+
+
+def _build_series_window(shape: _SeriesShape) -> sa.Select[Any]:
+    """The count row joined to the page's rows (none: one row of NULLs): one round trip for both,
+    which on PostgreSQL is a third of the series' cost (0.3 of 1.0 ms at 100k tasks)."""
+    head = _build_series_count(shape).subquery()
+    page = _build_series_page(shape).subquery()
+    p = page.c
+    return (
+        sa.select(head.c.n, head.c.uncovered, p.id, p.title, p.priority_group, p.eff, p.at, p.threshold_at)
+        .add_columns(p.created_at, p.recurrence)
+        .select_from(head.outerjoin(page, sa.true()))
+        .order_by(*_series_ordering(shape, p.at, p.eff, p.id))
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _series_prepared(shape: _SeriesShape) -> Prepared:
+    return prepare(_build_series_window(shape), _DIALECTS[shape.dialect])
+
+
+def _series_indexed(
+    conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime, end: int
+) -> tuple[bool, int, list[TaskRow], bool]:
+    """The series whose occurrences the index holds for the window: (whether others must be walked,
+    their count, the first ``end`` rows in the filter's order, whether the count is exact)."""
+    dialect = conn.dialect.name
+    key = _keyword_key(flt)
+    shape = _SeriesShape(
+        dialect=dialect,
+        wanted=tuple(sorted(set(flt.quadrants))) if flt.quadrants else None,
+        keyword=bool(key),
+        with_overdue=flt.with_overdue,
+        sort_by=flt.sort_by,
+        order=flt.order,
+    )
+    assert flt.time_after is not None and flt.time_before is not None
+    cap = max(TOTAL_CAP, end) + 1
+    values: dict[str, Any] = {
+        "user_id": user_id,
+        "now": db_time(now, dialect),
+        "time_after": db_time(flt.time_after, dialect),
+        "time_before": db_time(flt.time_before, dialect),
+        "cap": cap,
+        "limit": end,
+    }
+    if key:
+        values["pattern"] = _like_pattern(key)
+    found = fetch(conn, _series_prepared(shape), values)
+    counted, walk = int(found[0][0]), int(found[0][1]) > 0
+    t = read_time(dialect)
+    rows = [
+        TaskRow(r[2], r[3], r[4], r[5], t(r[6]), t(r[7]), False, None, t(r[8]), r[5] != r[4], r[9])  # type: ignore[arg-type]  # at, created_at are NOT NULL
+        for r in found
+        if r[2] is not None
+    ]
+    return (walk, counted, rows, True) if counted < cap else (walk, cap - 1, rows, False)
+
+
+_SERIES_WALKED = (
     sa.select(_TASKS)
     .where(
         _TASKS.c.user_id == sa.bindparam("user_id"),
         _TASKS.c.is_completed.is_(False),
         _TASKS.c.recurrence.is_not(None),
         _TASKS.c.deadline_at < sa.bindparam("after", type_=UTCDateTime),
+        sa.or_(
+            _TASKS.c.occurrences_until.is_(None),
+            _TASKS.c.occurrences_until < sa.bindparam("before", type_=UTCDateTime),
+        ),
     )
     .order_by(_TASKS.c.id)
 )
 
 
-def _series_ahead(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime) -> list[TaskRow]:
-    """Repeating tasks whose open occurrence is before a deadline window but which occur in it:
-    one row each, dated at its first occurrence there (docs/fdr/0037). Plain rows stay in SQL; this
-    reads only open series due before the window. Every one is looked at (a window never silently
-    leaves a series out); each expansion is bounded (core.recurrence.MAX_STEPS)."""
+def _series_walked(conn: sa.Connection, user_id: int, flt: TaskFilter, now: datetime) -> list[TaskRow]:
+    """The series due before the window that the index does not cover for it (a workday rule; a
+    window past the rows' reach), each rule walked in Python."""
     after, before = flt.time_after, flt.time_before
-    if flt.time_field != "deadline" or after is None or before is None or flt.only_overdue or flt.no_deadline:
-        return []
-    # Core, not a Session: for the many users without a series this is one index probe (0008).
-    found = conn.execute(_SERIES_AHEAD, {"user_id": user_id, "after": after}).mappings().all()
+    assert after is not None and before is not None
+    found = conn.execute(_SERIES_WALKED, {"user_id": user_id, "after": after, "before": before}).mappings().all()
     key = _keyword_key(flt)
     rows = []
     for task in (Task.model_validate(dict(r)) for r in found):
@@ -800,6 +991,7 @@ def create_task(
         session.flush()
         assert task.id is not None
         titlegrams.reindex_task(session, user_id, task.id, task.title)
+        occurrences.sync(session, task)
         return task, True
 
     for _attempt in range(3):
@@ -819,6 +1011,7 @@ def create_task(
             if created is not None:
                 assert created.id is not None
                 titlegrams.reindex_task(session, user_id, created.id, created.title)
+                occurrences.sync(session, created)
                 return created, True
         else:  # pragma: no cover - only SQLite and PostgreSQL are supported backends
             try:
@@ -828,6 +1021,7 @@ def create_task(
                     session.flush()
                     assert task.id is not None
                     titlegrams.reindex_task(session, user_id, task.id, task.title)
+                    occurrences.sync(session, task)
                 return task, True
             except IntegrityError:
                 pass
@@ -871,6 +1065,7 @@ def apply_update(session: Session, task: Task, data: TaskUpdate, *, now: datetim
     if "title" in changes:
         assert task.id is not None
         titlegrams.reindex_task(session, task.user_id, task.id, task.title)
+    occurrences.sync(session, task)
     return task
 
 
@@ -888,6 +1083,7 @@ def apply_completion(session: Session, task: Task, completed: bool, *, now: date
         task.updated_at = now
         session.add(task)
         session.flush()
+        occurrences.sync(session, task)
     return task
 
 

@@ -652,13 +652,21 @@ def _loose_date(text: str, core: str, spans: list[tuple[int, int]]) -> str:
 # Weekdays said apart from a bare "每周" ("周二周四去健身房，每周都去") are the rule's days; "下周二"
 # is one date and stays for the time reader.
 _LOOSE_DAYS = re.compile(rf"(?<![上下这本每])(?:{WD})(?P<days>{DAYS})")
+# In English, "on Wednesdays" / "on Mon and Thu" after a bare "biweekly" or "every two weeks".
+_LOOSE_EN_DAYS = re.compile(rf"\bon\s+(?P<days>{EDAYS})|\b(?P<plural>{_PLURAL}(?:(?:,\s*|\s+and\s+){_PLURAL})*)\b", IC)
 
 
 def _loose_days(text: str, core: str, spans: list[tuple[int, int]]) -> str:
-    if not core.startswith("FREQ=WEEKLY") or "BYDAY" in core or not (m := _LOOSE_DAYS.search(text)):
+    if not core.startswith("FREQ=WEEKLY") or "BYDAY" in core:
+        return core
+    if m := _LOOSE_DAYS.search(text):
+        days = _cn_days(m["days"])
+    elif m := _LOOSE_EN_DAYS.search(text):
+        days = _en_days(m["days"] or m["plural"])
+    else:
         return core
     spans.append(m.span())
-    return f"{core};BYDAY={_cn_days(m['days'])}"
+    return f"{core};BYDAY={days}"
 
 
 def read_repeat(text: str, *, now: datetime) -> RepeatPhrase | None:

@@ -344,6 +344,10 @@ def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
             if w:
                 p.zero_padded = True
                 return _set_clock(p, 12 if w == "noon" else 24, 0)
+            if bare := g("ec_bh"):  # "at 9": no am/pm, read through the part of day as "9点" is
+                p.zero_padded = bare.startswith("0") or len(bare) == 2
+                m = g("ec_bm")
+                return _set_clock(p, to_int(bare), int(m) if m else None)
             p.ampm = (g("ec_ap") or "").lower().replace(".", "")
             m = g("ec_m")
             return _set_clock(p, to_int(g("ec_h") or ""), int(m) if m else None)

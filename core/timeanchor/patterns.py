@@ -230,7 +230,11 @@ _KINDS: list[tuple[str, str]] = [
     ),
     (
         "en_clock",
-        r"(?i:\b(?P<ec_h>1[0-2]|0?[1-9])(?::(?P<ec_m>[0-5]\d))?\s*(?P<ec_ap>am|pm|a\.m\.|p\.m\.)|\b(?P<ec_w>noon|midnight)\b)",
+        r"(?i:\b(?P<ec_h>1[0-2]|0?[1-9])(?::(?P<ec_m>[0-5]\d))?\s*(?P<ec_ap>am|pm|a\.m\.|p\.m\.)|\b(?P<ec_w>noon|midnight)\b"
+        # a bare hour after "at" / "@" ("at 9", "@ 15:00", "at 10 o'clock"), read as Chinese "9点" is
+        r"|(?:\bat|@)\s*(?P<ec_bh>[01]?\d|2[0-3])(?::(?P<ec_bm>[0-5]\d))?(?:\s*o'?clock\b)?"
+        r"(?!\d|[:.,/%-]\d|\s*(?:am|pm|a\.m|p\.m|%|st\b|nd\b|rd\b|th\b|days?\b|weeks?\b|months?\b|years?\b|hours?\b"
+        r"|hrs?\b|minutes?\b|mins?\b|people\b|percent\b|items?\b|pages?\b|times?\b|dollars?\b|yuan\b|kg\b|km\b)))",
     ),
     (
         "numr",

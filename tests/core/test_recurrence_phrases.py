@@ -210,6 +210,8 @@ def test_the_first_day_is_read(text: str, first: date, rule: str, rest: str) -> 
         ("周二周四上午九点去健身房，每周都去", "FREQ=WEEKLY;BYDAY=TU,TH", "上午九点去健身房，都去"),
         ("周一和周三晚上练琴，每周如此", "FREQ=WEEKLY;BYDAY=MO,WE", "晚上练琴，如此"),
         ("下周二开会，以后每周都开", "FREQ=WEEKLY", "下周二开会，以后都开"),
+        ("biweekly team retro on wednesdays", "FREQ=WEEKLY;INTERVAL=2;BYDAY=WE", "team retro"),
+        ("weekly review, on fridays", "FREQ=WEEKLY;BYDAY=FR", "review"),
     ],
 )
 def test_other_ways_of_saying_a_period(text: str, rule: str, rest: str) -> None:

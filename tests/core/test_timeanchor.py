@@ -583,7 +583,14 @@ ENGLISH_JOINED = [
     ("at 9pm tonight", "at 9pm tonight", _d("11-30 21:00"), _d("11-30 21:59:59"), _d("11-30 21:00")),
     ("at noon tomorrow", "at noon tomorrow", _d("12-01 12:00"), _d("12-01 12:00:59"), _d("12-01 12:00")),
     ("call mom tomorrow at 8pm", "tomorrow at 8pm", _d("12-01 20:00"), _d("12-01 20:59:59"), _d("12-01 20:00")),
+    # a bare hour after "at" / "@" is a clock, read as "9点" is (1-5 in the afternoon), or through the part of day
+    ("tomorrow at 9", "tomorrow at 9", _d("12-01 09:00"), _d("12-01 09:59:59"), _d("12-01 09:00")),
+    ("call mom tomorrow at 5", "tomorrow at 5", _d("12-01 17:00"), _d("12-01 17:59:59"), _d("12-01 17:00")),
+    ("tomorrow night at 10", "tomorrow night at 10", _d("12-01 22:00"), _d("12-01 22:59:59"), _d("12-01 22:00")),
+    ("sync @ 15:00 tomorrow", "@ 15:00 tomorrow", _d("12-01 15:00"), _d("12-01 15:00:59"), _d("12-01 15:00")),
+    ("tomorrow at 10 o'clock", "tomorrow at 10 o'clock", _d("12-01 10:00"), _d("12-01 10:59:59"), _d("12-01 10:00")),
     # "at"/"on" before something that is not a time stay out of the phrase
+    ("read 30 pages tomorrow, stop at 5 pages", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
     ("meet at the cafe tomorrow", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
     ("work on it tomorrow", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
     ("tomorrow on time", "tomorrow", _d("12-01"), _e("12-01"), _e("12-01")),
