@@ -116,7 +116,10 @@ class Receiver:
         if self.secret is not None:
             ts = got.query.get("timestamp", "")
             digest = hmac.new(self.secret.encode(), f"{ts}\n{self.secret}".encode(), hashlib.sha256).digest()
-            if got.query.get("sign") != base64.b64encode(digest).decode() or abs(time.time() * 1000 - int(ts or 0)) > 3.6e6:
+            if (
+                got.query.get("sign") != base64.b64encode(digest).decode()
+                or abs(time.time() * 1000 - int(ts or 0)) > 3.6e6
+            ):
                 return 200, json.dumps({"errcode": 310000, "errmsg": "sign not match"}).encode()
         if body.get("msgtype") != "text" or not body.get("text", {}).get("content"):
             return 200, json.dumps({"errcode": 40035, "errmsg": "缺少参数 json"}).encode()
@@ -140,7 +143,7 @@ def receiver(kind: str, secret: str | None = None) -> Iterator[Receiver]:
     fake = Receiver(kind, secret)
 
     class Handler(http.server.BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             parts = urlsplit(self.path)
             got = Received(

@@ -154,7 +154,9 @@ def test_a_500_and_a_timeout_are_retried_on_the_schedule_with_the_same_delivery_
     assert len(got) == 1 and _deliveries(harness)[0].status == "succeeded"
 
 
-def test_after_the_last_attempt_it_is_failed_and_redelivery_starts_again(harness: Harness, run: Any, clock: Clock) -> None:
+def test_after_the_last_attempt_it_is_failed_and_redelivery_starts_again(
+    harness: Harness, run: Any, clock: Clock
+) -> None:
     with receiver("wecom") as fake:
         fake.script = [503] * engine.MAX_ATTEMPTS
         hook = _hook(harness, fake)
@@ -192,7 +194,10 @@ def test_only_the_events_a_webhook_takes_and_only_its_owners(harness: Harness, r
 def test_a_write_that_rolls_back_sends_nothing(harness: Harness, run: Any) -> None:
     with receiver("generic", "k") as fake:
         _hook(harness, fake)
-        with pytest.raises(RuntimeError), writes.writing(harness.state.session, writes.author(harness.user(), NOW, "rest")) as w:
+        with (
+            pytest.raises(RuntimeError),
+            writes.writing(harness.state.session, writes.author(harness.user(), NOW, "rest")) as w,
+        ):
             w.create(TaskCreate(title="不会留下"))
             raise RuntimeError("the transaction fails after the write")
         assert run() == 0
