@@ -90,7 +90,7 @@ def resolved(stored_value: str | None, deadline: datetime | None) -> list[tuple[
 
 # --- ISO 8601 durations ("PT30M") ---------------------------------------------------------------
 
-_DURATION = re.compile(r"^P(?:(?P<d>\d+)D)?(?:T(?:(?P<h>\d+)H)?(?:(?P<m>\d+)M)?(?:(?P<s>\d+)S)?)?$")
+_DURATION = re.compile(r"^P(?:(?P<d>\d{1,3})D)?(?:T(?:(?P<h>\d{1,4})H)?(?:(?P<m>\d{1,6})M)?(?:(?P<s>\d{1,8})S)?)?$")
 
 
 def parse_duration(text: str) -> timedelta:

@@ -19,12 +19,15 @@ from webhooks import kinds, safety
 __all__ = [
     "MAX_WEBHOOKS",
     "Invalid",
+    "check_url",
     "create",
     "delete",
     "deliveries",
     "get",
+    "insert",
     "listed",
     "redeliver",
+    "validate",
 ]
 
 MAX_WEBHOOKS = 20
@@ -54,20 +57,8 @@ def _events(events: list[str]) -> list[str]:
     return ["*"] if "*" in events else sorted(set(events), key=EVENT_TYPES.index)
 
 
-async def create(
-    session: Session,
-    user_id: int,
-    *,
-    url: str,
-    events: list[str],
-    kind: str = "generic",
-    secret: str | None = None,
-    locale: str = "zh",
-    timezone: str,
-    now: datetime,
-    allow_private: bool,
-) -> Created:
-    """A new webhook; a generic one without a secret gets a random one (returned here only)."""
+def validate(*, events: list[str], kind: str, secret: str | None, locale: str, timezone: str) -> list[str]:
+    """The events a webhook takes, or :class:`Invalid` naming what can't be (no I/O)."""
     if kind not in kinds.KINDS:
         raise Invalid(f"Unknown kind {kind!r}; known: {', '.join(kinds.KINDS)}.", "kind")
     if locale not in ("zh", "en"):
@@ -82,11 +73,31 @@ async def create(
         raise Invalid("An ntfy secret is an access token (ASCII, no spaces), sent as a Bearer token.", "secret")
     if kind == "wecom" and secret is not None:
         raise Invalid("A WeCom group bot takes no secret: its key is part of the URL.", "secret")
-    wanted = _events(events)
+    return _events(events)
+
+
+async def check_url(url: str, *, allow_private: bool) -> None:
+    """The URL resolves to addresses a webhook may use, or :class:`Invalid`."""
     try:
         await safety.resolve(url, allow_private=allow_private)
     except safety.Refused as exc:
         raise Invalid(str(exc), "url") from exc
+
+
+def insert(
+    session: Session,
+    user_id: int,
+    *,
+    url: str,
+    events: list[str],
+    kind: str,
+    secret: str | None,
+    locale: str,
+    timezone: str,
+    now: datetime,
+) -> Created:
+    """Stores a webhook already validated and checked; a generic one without a secret gets a
+    random one (returned here only)."""
     count = session.execute(sa.select(sa.func.count()).where(col(Webhook.user_id) == user_id)).scalar_one()
     if count >= MAX_WEBHOOKS:
         raise Invalid(f"A user has at most {MAX_WEBHOOKS} webhooks; delete one first.", "url")
@@ -96,7 +107,7 @@ async def create(
         user_id=user_id,
         url=url.strip(),
         kind=kind,
-        events=json.dumps(wanted),
+        events=json.dumps(events),
         secret=secret,
         locale=locale,
         timezone=timezone,
@@ -105,6 +116,27 @@ async def create(
     session.add(hook)
     session.commit()
     return Created(hook, secret)
+
+
+async def create(
+    session: Session,
+    user_id: int,
+    *,
+    url: str,
+    events: list[str],
+    kind: str = "generic",
+    secret: str | None = None,
+    locale: str = "zh",
+    timezone: str,
+    now: datetime,
+    allow_private: bool,
+) -> Created:
+    """:func:`validate`, :func:`check_url`, :func:`insert` (the CLI's and tests' one call)."""
+    wanted = validate(events=events, kind=kind, secret=secret, locale=locale, timezone=timezone)
+    await check_url(url, allow_private=allow_private)
+    return insert(
+        session, user_id, url=url, events=wanted, kind=kind, secret=secret, locale=locale, timezone=timezone, now=now
+    )
 
 
 def listed(session: Session, user_id: int) -> list[Webhook]:
