@@ -32,7 +32,7 @@ def engine_for(state: AppState, observer: Observer | None = None) -> Engine:
     config = EngineConfig(
         allow_private=s.webhook_allow_private,
         timeout_s=s.webhook_timeout_s,
-        lease=timedelta(seconds=max(60.0, s.webhook_timeout_s * 3)),
+        lease=timedelta(seconds=s.delivery_lease_s),
         late_window=timedelta(seconds=s.reminder_late_window_s),
         poll_s=s.worker_poll_s,
     )

@@ -191,6 +191,12 @@ class Settings(BaseSettings):
         description="`suikou serve` fires reminders and sends webhook deliveries in the background (every worker "
         "process on PostgreSQL; one on SQLite). Off: run `suikou worker` instead.",
     )
+    delivery_lease_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How long a worker holds a delivery it took; one that dies mid-delivery leaves it to another "
+        "worker after this (keep it above webhook_timeout_s).",
+    )
     worker_poll_s: float = Field(
         default=1.0, gt=0, le=60, description="How often an idle worker looks for due reminders and deliveries."
     )

@@ -160,6 +160,14 @@ _BARE_WEEKDAY = re.compile(
 )
 
 
+# A time of day alone ("下午两点", "中午12点", "at 3pm"): on the deadline's day.
+_CLOCK_ONLY = re.compile(
+    r"^(?:(?:上午|下午|晚上|中午|早上|早晨|傍晚|凌晨|夜里)?(?:\d{1,2}|[一二两三四五六七八九十]{1,3})(?:点|时|[:：]\d{2})"
+    r"(?:半|\d{1,2}分?|[一二三四五六七八九十]{1,3}分?)?|(?:at\s+)?\d{1,2}(?::\d{2})?\s*(?:am|pm))$",
+    re.I,
+)
+
+
 @dataclass(frozen=True)
 class Kept:
     """A reminder as a task keeps it: the spec, or why none (no deadline; its time has passed)."""
@@ -198,6 +206,10 @@ def at_moment(at_text: str, deadline: datetime | None, now: datetime, tz: str) -
     ("周五交报告，周四晚上提醒我": the Thursday before that Friday, not the one after it)."""
     found = window(at_text, now, tz)
     moment = _start(found, tz) if found is not None else None
+    if moment is not None and deadline is not None and _CLOCK_ONLY.match(at_text.strip()):
+        # "提醒改到中午12点": that clock on the deadline's day, not today's.
+        zone = ZoneInfo(tz)
+        moment = datetime.combine(deadline.astimezone(zone).date(), moment.astimezone(zone).time(), zone)
     if moment is not None and deadline is not None and (moment > deadline or _BARE_WEEKDAY.match(at_text)):
         before = window(at_text, deadline, tz, prefer="past")
         earlier = _start(before, tz) if before is not None else None

@@ -223,7 +223,13 @@ class Engine:
         if target.scheme == "https":
             request.extensions["sni_hostname"] = target.host  # TLS checks the name, not the address
         try:
-            response = await client.send(request, stream=True)
+            try:
+                response = await client.send(request, stream=True)
+            except (httpx.ConnectError, httpx.RemoteProtocolError):
+                # A refused connection or a kept-alive one the receiver had just closed: once more at once,
+                # rather than a retry half a minute later (receivers dedupe on the delivery id anyway).
+                await asyncio.sleep(0.2)
+                response = await client.send(request, stream=True)
             try:
                 reply = await _read_bounded(response)
             finally:

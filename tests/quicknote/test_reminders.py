@@ -76,7 +76,10 @@ async def test_each_family_becomes_its_reminder(
     ("message", "said"),
     [
         ("买牛奶，提前一小时提醒我", "「提前一小时提醒我」没有设上：这条任务没有截止时间"),
-        ("今天早上8点交报告，提前半小时提醒我", "「提前半小时提醒我」没有设上：那个时间（11月30日 周一 07:30）已经过了"),
+        (
+            "今天早上8点交报告，提前半小时提醒我",
+            "「提前半小时提醒我」没有设上：那个时间（11月30日 周一 07:30）已经过了",
+        ),
     ],
 )
 async def test_a_reminder_that_cant_be_set_is_said(harness: Harness, message: str, said: str) -> None:
@@ -99,3 +102,48 @@ async def test_with_a_channel_the_answer_does_not_warn(harness: Harness) -> None
 async def test_undo_takes_the_reminder_with_the_task(harness: Harness) -> None:
     await harness.converse("明天下午三点开会，提前半小时提醒我", "撤销")
     assert harness.tasks() == []
+
+
+# --- changed and removed by chat (task_update, task_delete), each undoable --------------------------
+
+
+async def test_a_reminder_is_moved_added_and_removed_by_chat(harness: Harness) -> None:
+    await harness.ask("周三下午三点开会，提前半小时提醒我")
+    moved = await harness.ask("把开会的提醒提前一小时")
+    assert moved.action == "task_update" and "提醒 → 12月2日 周三 14:00" in moved.visible, moved.visible
+    assert _only(harness)[1] == [Spec(before=timedelta(hours=1))]
+    noon = await harness.ask("开会的提醒改到中午12点")  # a clock alone: on the meeting's day
+    assert "提醒 → 12月2日 周三 12:00" in noon.visible, noon.visible
+    added = await harness.ask("给开会加个提醒，提前十分钟")
+    assert added.action == "task_update"
+    assert len(_only(harness)[1]) == 2
+    off, again = await harness.converse("开会不用提醒了", "取消开会的提醒")
+    assert off.action == "task_delete" and off.visible.startswith("好，「开会」不再提醒了；任务还在"), off.visible
+    assert again.visible.startswith("「开会」没有设提醒")  # nothing to remove: said, nothing written
+    assert _only(harness) == ("开会", [])
+    await harness.converse("开会不用提醒了", "撤销")  # a retry of the removal (writes nothing), then undo it
+    assert len(_only(harness)[1]) == 2
+
+
+async def test_removing_a_reminder_keeps_the_task_and_stop_reminding_a_plain_task_deletes_it(harness: Harness) -> None:
+    await harness.ask("明天下午五点交水费，到点提醒我")
+    await harness.ask("别再提醒我交水费了")
+    assert _only(harness) == ("交水费", [])  # it had a reminder: that goes, the task stays
+    harness.add("浇花", 2, "2026-12-02 20:00")
+    deleted = await harness.ask("别再提醒我浇花了")  # no reminder: the task is what is meant, as before
+    assert deleted.visible.startswith("已删除：「浇花」")
+
+
+async def test_a_reminder_needs_a_deadline_and_a_time_ahead(harness: Harness) -> None:
+    harness.add("整理发票", 2)
+    answer = await harness.ask("给整理发票加个提醒，提前一小时")
+    assert "没有截止时间" in answer.visible and _only(harness)[1] == []
+
+
+async def test_english_reminder_edits(harness: Harness) -> None:
+    harness.add("Dentist", 2, "2026-12-03 15:00")
+    changed = await harness.ask("set a reminder for the dentist 30 minutes before")
+    assert changed.action == "task_update", changed.visible
+    assert _only(harness)[1] == [Spec(before=timedelta(minutes=30))]
+    removed = await harness.ask("remove the reminder for the dentist")
+    assert removed.visible.startswith('OK, no more reminders for "Dentist"'), removed.visible
