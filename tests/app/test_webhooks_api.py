@@ -227,3 +227,46 @@ def test_serve_runs_the_worker_a_reminder_reaches_a_bot(database_url: str) -> No
     finally:
         h.state.engine.dispose()
     assert NOW.year == 2026
+
+
+async def test_mcp_sets_reminders_and_its_writes_are_events(private_ok: Harness) -> None:
+    from tests.app.test_mcp import call, error, in_process
+
+    task_id = private_ok.add("交电费", 1, "2026-12-01 18:00", user="alice")
+    with receiver("generic") as fake:
+        with private_ok.state.session() as session:
+            from webhooks import service
+
+            await service.create(
+                session, private_ok.user("alice"), url=fake.url, events=["task.updated"], timezone="Asia/Shanghai",
+                now=NOW, allow_private=True,
+            )  # fmt: skip
+        async with in_process(private_ok, "alice") as client:
+            out = await call(client, "update_task", task_id=task_id, reminders=["PT30M", "2026-12-01T09:00:00+08:00"])
+            assert [r["before"] for r in out["task"]["reminders"]] == ["PT30M", None]
+            assert "PT30M" in (await client.call_tool("find_tasks", {})).content[0].text  # type: ignore[union-attr]
+            assert "nothing was changed" in await error(
+                client, "update_task", task_id=task_id, reminders=["30 minutes"]
+            )
+        await asyncio.to_thread(_pass, private_ok)
+        [got] = fake.wait(1)
+    assert got.json()["type"] == "task.updated" and len(got.json()["data"]["task"]["reminders"]) == 2
+
+
+def test_deliveries_are_counted_in_metrics(private_ok: Harness) -> None:
+    from app.metrics import Metrics
+
+    metrics = Metrics()
+    with receiver("dingtalk", "sec") as fake, _client(private_ok) as c:
+        c.post("/webhooks", json={"url": fake.url, "events": ["*"], "kind": "dingtalk", "secret": "sec"})
+        c.post("/tasks", json={"title": "交报告"})
+        worker = engine.Engine(
+            private_ok.state.session, private_ok.state.clock, engine.EngineConfig(allow_private=True)
+        )
+        worker.observer = metrics
+        asyncio.run(worker.run_once())
+        metrics.queue_depth(worker.pending())
+        fake.wait(1)
+    text = metrics.exposition().decode()
+    assert 'suikou_webhook_deliveries_total{event="task.created",kind="dingtalk",outcome="succeeded"} 1.0' in text
+    assert "suikou_webhook_deliveries_pending 0.0" in text and "suikou_webhook_delivery_lag_seconds_count" in text
