@@ -22,7 +22,7 @@ from sqlmodel import col, select
 from app.deps import CurrentUser, SessionDep, StateDep, TimezoneDep
 from app.errors import BadRequest, NotFound, error_responses
 from app.state import AppState
-from core import recurrence, writes
+from core import recurrence, reminderspec, writes
 from core.models import (
     PLAIN_TEXT,
     TEXT_RULES,
@@ -141,12 +141,43 @@ class RecurrenceIn(BaseModel):
     )
 
 
+class ReminderIn(BaseModel):
+    """One reminder as a client sends it: `before` the deadline (relative: moving the deadline moves
+    it; on a repeating task, before each occurrence), or `at` a moment. A reminder as read (both
+    fields) can be sent back as it is: `before` wins."""
+
+    # One of the two is given (not null); the document says so as the server checks it.
+    model_config = {
+        "json_schema_extra": {
+            "anyOf": [
+                {"required": ["before"], "properties": {"before": {"type": "string"}}},
+                {"required": ["at"], "properties": {"at": {"type": "string"}}},
+            ]
+        }
+    }
+
+    at: ClientDateTime | None = Field(default=None, description="A moment, RFC 3339 with an offset.")
+    before: str | None = Field(
+        default=None,
+        max_length=32,
+        description="A lead before the deadline, ISO 8601: PT30M, PT1H, P1D; PT0S is at the deadline; at most 366 days.",
+        json_schema_extra={"pattern": "^P(?=\\d|T\\d)(\\d{1,3}D)?(T(?=\\d)(\\d{1,4}H)?(\\d{1,6}M)?(\\d{1,8}S)?)?$"},
+    )
+
+
+Reminders = Annotated[
+    list[ReminderIn],
+    Field(max_length=reminderspec.MAX_REMINDERS, description="When to remind (reminder.due events to the webhooks)."),
+]
+
+
 class TaskCreateRequest(TaskCreateFields):
     """The body of POST /tasks."""
 
     recurrence: RecurrenceIn | None = Field(
         default=None, description="Makes the task repeat; null or absent: a one-off."
     )
+    reminders: Reminders | None = None
 
 
 class TaskUpdateRequest(TaskUpdateFields):
@@ -156,6 +187,9 @@ class TaskUpdateRequest(TaskUpdateFields):
         default=None,
         description="A new rule (from the task's deadline, as given here or as it is); null ends the "
         "repetition; absent leaves it. A repeating task's deadline can't be cleared while it repeats.",
+    )
+    reminders: Reminders | None = Field(
+        default=None, description="The task's reminders, all of them; null or [] removes them."
     )
 
 
@@ -169,14 +203,48 @@ def _stored_rule(rule: str, deadline: datetime | None, tz: str) -> str:
         raise BadRequest(f"Invalid value for 'recurrence.rule': {exc}", param="recurrence.rule") from exc
 
 
+def _stored_reminders(given: list[ReminderIn] | None, deadline: datetime | None) -> str | None:
+    """The stored form of a client's reminders, or a 400 naming what is wrong with them."""
+    specs = []
+    for i, item in enumerate(given or []):
+        if item.before is not None:
+            try:
+                before = reminderspec.parse_duration(item.before)
+            except ValueError as exc:
+                raise BadRequest(
+                    f"Invalid value for 'reminders[{i}].before': {exc}", param=f"reminders[{i}].before"
+                ) from exc
+            if deadline is None:
+                raise BadRequest(
+                    "A reminder before the deadline needs a deadline: set deadline_at as well.", param="reminders"
+                )
+            specs.append(reminderspec.Spec(before=before))
+        elif item.at is not None:
+            specs.append(reminderspec.Spec(at=item.at))
+        else:
+            raise BadRequest(f"reminders[{i}] needs `at` or `before`.", param=f"reminders[{i}]")
+    try:
+        return reminderspec.stored(specs)
+    except ValueError as exc:
+        raise BadRequest(f"Invalid value for 'reminders': {exc}", param="reminders") from exc
+
+
 def _task_create(body: TaskCreateRequest, tz: str) -> TaskCreate:
     rule = _stored_rule(body.recurrence.rule, body.deadline_at, tz) if body.recurrence is not None else None
-    return TaskCreate(**body.model_dump(exclude={"recurrence"}), recurrence=rule)
+    reminders = _stored_reminders(body.reminders, body.deadline_at)
+    return TaskCreate(**body.model_dump(exclude={"recurrence", "reminders"}), recurrence=rule, reminders=reminders)
 
 
 def _task_update(body: TaskUpdateRequest, task: Task, tz: str) -> TaskUpdate:
-    fields = body.model_dump(exclude_unset=True, exclude={"recurrence"})
+    fields = body.model_dump(exclude_unset=True, exclude={"recurrence", "reminders"})
     deadline = body.deadline_at if "deadline_at" in body.model_fields_set else task.deadline_at
+    if "reminders" in body.model_fields_set:
+        fields["reminders"] = _stored_reminders(body.reminders, deadline)
+    elif deadline is None and any(s.before is not None for s in reminderspec.specs_of(task.reminders)):
+        raise BadRequest(
+            "The task has reminders before its deadline: send reminders (null or at a moment) as well to clear it.",
+            param="deadline_at",
+        )
     if "recurrence" in body.model_fields_set:
         fields["recurrence"] = _stored_rule(body.recurrence.rule, deadline, tz) if body.recurrence else None
     elif deadline is None and task.recurrence is not None:

@@ -32,6 +32,11 @@ cli = typer.Typer(
 )
 apikey_cli = typer.Typer(help="Manage API keys.", no_args_is_help=True, rich_markup_mode=None)
 cli.add_typer(apikey_cli, name="apikey")
+webhook_cli = typer.Typer(
+    help="Manage a user's webhooks (where reminders and task changes go).", no_args_is_help=True, rich_markup_mode=None
+)
+cli.add_typer(webhook_cli, name="webhook")
+UserOption = Annotated[str, typer.Option("--user", help="Whose webhooks (local: keyless mode's user).")]
 
 NowOption = Annotated[str | None, typer.Option("--now", help="ISO time to treat as now (default: the clock).")]
 TzOption = Annotated[str | None, typer.Option("--tz", help="User timezone (default: SUIKOU_TIMEZONE).")]
@@ -526,6 +531,143 @@ def apikey_revoke(key: Annotated[str, typer.Argument(help="Key id or display pre
         typer.echo(f"No active key {key!r}.", err=True)
         raise typer.Exit(1)
     typer.echo("revoked")
+
+
+@cli.command()
+def worker() -> None:
+    """Fire reminders and send webhook deliveries until stopped (Ctrl-C, SIGTERM): for a `suikou serve`
+    run with SUIKOU_DELIVERIES=false, or as more workers on PostgreSQL (claims are leased, so
+    workers share the work)."""
+    import asyncio
+    import signal
+
+    from app.deliveries import engine_for, sqlite_lock
+
+    settings = get_settings()
+    with _service(settings) as state:
+        lock = sqlite_lock(settings.database_url)
+        if lock is None:
+            _refuse("Another process already delivers for this SQLite database (its lock file is held).")
+        engine = engine_for(state)
+
+        async def run() -> None:
+            stop = asyncio.Event()
+            loop = asyncio.get_running_loop()
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(sig, stop.set)
+            typer.echo(f"Delivering for {_shown_url(settings.database_url)}; Ctrl-C stops.", err=True)
+            await engine.run(stop)
+
+        asyncio.run(run())
+
+
+def _user_id(sessions: Callable[[], Session], user: str) -> int:
+    from core.accounts import ensure_user
+
+    with sessions() as session:
+        user_id = ensure_user(session, user).id
+        session.commit()
+    assert user_id is not None
+    return user_id
+
+
+@webhook_cli.command("add")
+def webhook_add(
+    url: Annotated[str, typer.Argument(help="Where to POST (a public https URL).")],
+    user: UserOption = "local",
+    events: Annotated[str, typer.Option(help="Comma list of event types, or * for all.")] = "*",
+    kind: Annotated[str, typer.Option(help="generic, feishu, wecom, dingtalk or ntfy.")] = "generic",
+    secret: Annotated[str | None, typer.Option(help="Signing key / bot secret / ntfy token.")] = None,
+    locale: Annotated[str, typer.Option(help="Bot messages in zh or en.")] = "zh",
+    tz: TzOption = None,
+) -> None:
+    """Add a webhook; prints its id and, once, its secret."""
+    import asyncio
+
+    from webhooks import service
+
+    settings = get_settings()
+    with _database(settings) as sessions:
+        user_id = _user_id(sessions, user)
+        with sessions() as session:
+            try:
+                created = asyncio.run(
+                    service.create(
+                        session, user_id, url=url, events=[e.strip() for e in events.split(",") if e.strip()],
+                        kind=kind, secret=secret, locale=locale, timezone=tz or settings.timezone,
+                        now=datetime.now(ZoneInfo("UTC")), allow_private=settings.webhook_allow_private,
+                    )
+                )  # fmt: skip
+            except service.Invalid as exc:
+                _refuse(f"{exc.param}: {exc}")
+    typer.echo(f"id\t{created.webhook.id}")
+    if created.secret:
+        typer.echo(f"secret\t{created.secret}")
+
+
+@webhook_cli.command("list")
+def webhook_list(user: UserOption = "local") -> None:
+    """The user's webhooks: id, kind, events, URL (never the secret)."""
+    import json as jsonlib
+
+    from webhooks import service
+
+    with _database(get_settings()) as sessions:
+        user_id = _user_id(sessions, user)
+        with sessions() as session:
+            for hook in service.listed(session, user_id):
+                typer.echo(f"{hook.id}\t{hook.kind}\t{','.join(jsonlib.loads(hook.events))}\t{hook.url}")
+
+
+@webhook_cli.command("remove")
+def webhook_remove(
+    webhook_id: Annotated[int, typer.Argument(help="The webhook's id.")], user: UserOption = "local"
+) -> None:
+    """Remove a webhook (deliveries not yet sent are not sent)."""
+    from webhooks import service
+
+    with _database(get_settings()) as sessions:
+        user_id = _user_id(sessions, user)
+        with sessions() as session:
+            if not service.delete(session, user_id, webhook_id):
+                _refuse(f"No webhook {webhook_id} of user {user!r}.")
+    typer.echo("removed")
+
+
+@webhook_cli.command("deliveries")
+def webhook_deliveries(
+    webhook_id: Annotated[int, typer.Argument(help="The webhook's id.")],
+    user: UserOption = "local",
+    limit: Annotated[int, typer.Option(min=1, max=200)] = 20,
+) -> None:
+    """Its newest deliveries: id, event, status, attempts, last error."""
+    from webhooks import service
+
+    with _database(get_settings()) as sessions:
+        user_id = _user_id(sessions, user)
+        with sessions() as session:
+            if service.get(session, user_id, webhook_id) is None:
+                _refuse(f"No webhook {webhook_id} of user {user!r}.")
+            for d, e in service.deliveries(session, user_id, webhook_id, limit=limit):
+                typer.echo(f"{d.id}\t{e.type}\t{d.status}\t{d.attempts}\t{d.last_error or ''}")
+
+
+@webhook_cli.command("redeliver")
+def webhook_redeliver(
+    webhook_id: Annotated[int, typer.Argument(help="The webhook's id.")],
+    delivery_id: Annotated[str, typer.Argument(help="The delivery's id (dlv_…).")],
+    user: UserOption = "local",
+) -> None:
+    """Send a delivery again (same delivery id, fresh attempts)."""
+    from webhooks import service
+
+    with _database(get_settings()) as sessions:
+        user_id = _user_id(sessions, user)
+        with sessions() as session:
+            found = service.redeliver(session, user_id, webhook_id, delivery_id, now=datetime.now(ZoneInfo("UTC")))
+    if found is None:
+        _refuse(f"No delivery {delivery_id} of webhook {webhook_id}.")
+    typer.echo("queued")
 
 
 @contextmanager

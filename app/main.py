@@ -12,7 +12,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_changes, api_chat, api_tasks, apidocs, playground, ratelimit, readiness
+from app import api_changes, api_chat, api_tasks, api_webhooks, apidocs, deliveries, playground, ratelimit, readiness
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.guard import SAFE_METHODS, RequestGuard, mcp_transport_security, policy_for
@@ -64,8 +64,14 @@ def create_app(
         if tracing is not None:
             tracing.started(app.state.suikou.hub)
         try:
-            # /mcp's task group (a mounted app's lifespan never runs); the rate limits' storage
-            async with mcp_sessions.run(), ratelimit.serving(app, settings):
+            # /mcp's task group (a mounted app's lifespan never runs); the rate limits' storage;
+            # reminders and webhook deliveries in the background (app/deliveries.py)
+            observer = getattr(app.state, "metrics", None)
+            async with (
+                mcp_sessions.run(),
+                ratelimit.serving(app, settings),
+                deliveries.running(app.state.suikou, observer),
+            ):
                 yield
         finally:
             if state is None:
@@ -84,6 +90,7 @@ def create_app(
     app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_changes.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(api_webhooks.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(readiness.router)
     # POST /mcp; one server per app: a session manager runs once
     mcp_sessions = mount_mcp(app, mcp_transport_security(guard), state.pipeline.registry if state else None)

@@ -95,7 +95,7 @@ def _result(out: ToolOutput, zone: str) -> CallToolResult:
 # --- one datetime format: ISO 8601 in the user's offset ------------------------------------------
 
 # The fields that hold a moment: every `*_at` (deadline_at, completed_at, …) and ask_tasks' window.
-_MOMENT_KEYS = frozenset({"window_start", "window_end"})
+_MOMENT_KEYS = frozenset({"window_start", "window_end", "at"})  # "at": a reminder's moment
 
 
 def _is_moment(key: str) -> bool:
@@ -148,6 +148,9 @@ def _task_line(task: dict[str, Any]) -> str:
         parts.append(f"rises at {task['urgency_threshold_at']}")
     if rule := task.get("recurrence"):
         parts.append(f"repeats {rule['text']} ({rule['rule']})")
+    for reminder in task.get("reminders") or []:
+        lead = f" ({reminder['before']} before the deadline)" if reminder.get("before") else ""
+        parts.append(f"reminds {reminder.get('at') or 'when it has a deadline'}{lead}")
     status = _STATUS[bool(task["is_completed"]), bool(task["overdue"]) and not task["is_completed"]]
     if task.get("completed_at"):
         status += f" {task['completed_at']}"

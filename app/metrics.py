@@ -123,6 +123,34 @@ class Metrics:
             registry=reg,
         )  # fmt: skip
 
+        self.deliveries = Counter(
+            "suikou_webhook_deliveries",
+            "Webhook delivery attempts, by receiver kind, event type and outcome (succeeded, retry, failed)",
+            ["kind", "event", "outcome"],
+            registry=reg,
+        )
+        self.delivery_lag = Histogram(
+            "suikou_webhook_delivery_lag_seconds",
+            "From when a delivery was due (its event, or its retry) to its attempt's end",
+            ["kind"],
+            registry=reg,
+            buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 300, 1800),
+        )
+        self.delivery_queue = Gauge(
+            "suikou_webhook_deliveries_pending",
+            "Deliveries waiting to be sent (as the last delivery pass saw them)",
+            registry=reg,
+            multiprocess_mode="max",
+        )
+
+    # The webhooks engine's observer (webhooks.engine.Observer): feature code never imports metrics.
+    def delivered(self, kind: str, event_type: str, outcome: str, lag_s: float) -> None:
+        self.deliveries.labels(kind, event_type, outcome).inc()
+        self.delivery_lag.labels(kind).observe(lag_s)
+
+    def queue_depth(self, pending: int) -> None:
+        self.delivery_queue.set(pending)
+
     def observe_trace(self, trace: Trace) -> None:
         """Counts what one turn did: node times and fallbacks from its stage events (telemetry of the
         nodes), what the action did from its typed result (`Trace.result`: action, outcome, tally)."""

@@ -179,6 +179,34 @@ class Settings(BaseSettings):
         "so load balancers stop sending first (at most the grace less 1 s; SIGINT does not wait).",
     )
 
+    # Reminders and webhooks (docs/fdr/0038).
+    webhook_allow_private: bool = Field(
+        default=False,
+        description="Let webhooks point at private, loopback and link-local addresses (a receiver on your own "
+        "network). Off: only public addresses, checked after DNS resolution, redirects not followed.",
+    )
+    webhook_timeout_s: float = Field(default=10.0, gt=0, le=60, description="How long one delivery may take.")
+    deliveries: bool = Field(
+        default=True,
+        description="`suikou serve` fires reminders and sends webhook deliveries in the background (every worker "
+        "process on PostgreSQL; one on SQLite). Off: run `suikou worker` instead.",
+    )
+    delivery_lease_s: float = Field(
+        default=60.0,
+        gt=0,
+        description="How long a worker holds a delivery it took; one that dies mid-delivery leaves it to another "
+        "worker after this (keep it above webhook_timeout_s).",
+    )
+    worker_poll_s: float = Field(
+        default=1.0, gt=0, le=60, description="How often an idle worker looks for due reminders and deliveries."
+    )
+    reminder_late_window_s: float = Field(
+        default=3600.0,
+        ge=0,
+        description="A reminder found due after the service was down is still sent (marked late) within this "
+        "many seconds of its time; older ones are recorded as missed, not sent.",
+    )
+
     metrics: bool = Field(
         default=True,
         description="Prometheus metrics at /metrics, behind the API keys once any key exists (docs/fdr/0017).",

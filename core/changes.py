@@ -30,7 +30,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import carry
+from core import carry, outbox
 from core.display import group_label
 from core.fields import SNAPSHOT_FIELDS, locked_task, restore_fields, snapshot, touched
 from core.kinds import ChangeKind, ChangeRow, Effect, Telling, kind_of, kinds, register_kind
@@ -250,10 +250,30 @@ def undo(session: Session, *, user_id: int, change_ids: Sequence[int], now: date
     done: list[ChangeRow] = []
     for change in found:
         if change.id in claimed:
+            was = session.get(Task, change.task_id) if change.task_id is not None else None
             effect, kept = kind_of(change.kind).revert(session, user_id, change, now)
             done.append(change_row(change, effect, kept))
+            _announce(session, user_id, change, effect, was, now)
     session.flush()
     return Undone(done, already=False, missing=missing)
+
+
+def _announce(
+    session: Session, user_id: int, change: TaskChange, effect: Effect, was: Task | None, now: datetime
+) -> None:
+    """The event an undo is (core.outbox.UNDO_EVENTS), in the undo's transaction."""
+    event_type = outbox.UNDO_EVENTS.get(change.kind)
+    if event_type is None or effect not in ("deleted", "restored"):
+        return
+    if effect == "deleted":
+        task = was  # gone from the table; the object read before still holds it
+    else:
+        task_id = change.task_id if change.task_id is not None else json.loads(change.before or "{}").get("id")
+        task = session.get(Task, task_id) if task_id is not None else None
+    if task is None or task.id is None:
+        return
+    data = {"task": outbox.task_json(task, now=now), "change_id": change.id, "undo": True}
+    outbox.emit(session, user_id, event_type, data, now=now)
 
 
 __all__ = [

@@ -25,6 +25,7 @@ SNAPSHOT_FIELDS = (
     "is_completed",
     "completed_at",
     "recurrence",
+    "reminders",
 )
 TIME_FIELDS = ("deadline_at", "urgency_threshold_at", "completed_at")
 # Fields that change together and are put back together: completion is one fact.
@@ -35,6 +36,7 @@ UNITS: tuple[tuple[str, ...], ...] = (
     ("urgency_threshold_at",),
     ("is_completed", "completed_at"),
     ("recurrence",),
+    ("reminders",),
 )
 
 
@@ -52,6 +54,7 @@ def snapshot(task: Task) -> dict[str, Any]:
         "is_completed": bool(task.is_completed),
         "completed_at": _iso(task.completed_at),
         "recurrence": task.recurrence,
+        "reminders": task.reminders,
     }
 
 

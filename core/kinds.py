@@ -23,11 +23,12 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import occurrences, titlegrams
+from core import titlegrams
 from core.display import format_when, group_label
 from core.fields import locked_task, restore_fields, touched
 from core.locale import Locale
 from core.models import Task, TaskChange
+from core.store import refresh_derived
 
 __all__ = [
     "CREATE",
@@ -164,6 +165,7 @@ _ROW_FIELDS = (
     "is_completed",
     "source_key",
     "recurrence",
+    "reminders",
 )
 
 
@@ -239,7 +241,7 @@ def _revert_fields(session: Session, user_id: int, change: TaskChange, now: date
     if task.title != title:
         assert task.id is not None
         titlegrams.reindex_task(session, user_id, task.id, task.title)
-    occurrences.sync(session, task)
+    refresh_derived(session, task)
     return "restored", kept
 
 
@@ -325,7 +327,7 @@ def _revert_delete(session: Session, user_id: int, change: TaskChange, now: date
     session.add(restored)
     session.flush()
     titlegrams.reindex_task(session, user_id, values["id"], values["title"])
-    occurrences.sync(session, restored)
+    refresh_derived(session, restored)
     # The task's history, this deletion included, names it again.
     links = [int(i) for i in json.loads(change.after).get("links", [])] + [change.id]
     table = TaskChange.__table__  # type: ignore[attr-defined]

@@ -65,6 +65,7 @@ from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
 from core.locale import Locale
+from core.reminderspec import duration_text, resolved
 
 TITLE_MAX = 500
 
@@ -299,6 +300,8 @@ class Task(TaskBase, table=True):
     # A series' coming occurrences are in task_occurrences up to this moment (core.occurrences);
     # NULL: none are (a one-off, a finished series, or a rule that is walked at query time).
     occurrences_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # Its reminders as JSON (core.reminders): [{"before_s": 1800}, {"at": "…"}]; NULL: none.
+    reminders: str | None = Field(default=None, sa_type=sa.Text)
 
 
 def _stored_recurrence(value: str | None) -> str | None:
@@ -340,6 +343,7 @@ class TaskCreate(TaskCreateFields):
     never in a client's schema."""
 
     recurrence: str | None = None
+    reminders: str | None = None  # the stored form (core.reminders.stored), built by each surface
 
     @field_validator("recurrence")
     @classmethod
@@ -378,14 +382,30 @@ class TaskUpdateFields(SQLModel):
 
 class TaskUpdate(TaskUpdateFields):
     """An update as the write path takes it (core.writes.Writer.update); ``recurrence`` as in
-    :class:`TaskCreate`, None ending the repetition."""
+    :class:`TaskCreate`, None ending the repetition; ``reminders`` as in :class:`TaskCreate`, None
+    removing them."""
 
     recurrence: str | None = None
+    reminders: str | None = None
 
     @field_validator("recurrence")
     @classmethod
     def _rule(cls, value: str | None) -> str | None:
         return _stored_recurrence(value)
+
+
+class ReminderPublic(SQLModel):
+    """One reminder as clients read it."""
+
+    at: datetime | None = Field(
+        description="When it fires: the moment it was set for, or for a reminder before the deadline, that "
+        "lead before the (next open) deadline; null while the task has no deadline."
+    )
+    before: str | None = Field(
+        default=None,
+        description="The lead before the deadline, ISO 8601 (PT30M, P1D, PT0S = at the deadline); "
+        "null for a reminder at a moment.",
+    )
 
 
 class RecurrencePublic(SQLModel):
@@ -395,6 +415,16 @@ class RecurrencePublic(SQLModel):
         description="The RRULE value, e.g. FREQ=WEEKLY;BYDAY=MO (DTSTART is the schedule's first deadline)."
     )
     text: str = Field(description="The rule in words, e.g. 每周一 09:00.")
+
+
+def public_reminders(task: Task) -> list[ReminderPublic]:
+    """A task's reminders as clients read them (core.reminders holds the rules)."""
+    if not task.reminders:
+        return []
+    return [
+        ReminderPublic(at=at, before=duration_text(spec.before) if spec.before is not None else None)
+        for spec, at in resolved(task.reminders, task.deadline_at)
+    ]
 
 
 def public_recurrence(stored: str | None, locale: Locale = "zh") -> RecurrencePublic | None:
@@ -450,6 +480,9 @@ class TaskPublic(TaskBase):
         default=None,
         description="The rule of a repeating task (its deadline is the next open occurrence); null for a one-off.",
     )
+    reminders: list[ReminderPublic] = Field(
+        default_factory=list, description="When the task reminds its owner (reminder.due events to their webhooks)."
+    )
 
     @classmethod
     def from_task(cls, task: Task, *, now: datetime, locale: Locale = "zh") -> TaskPublic:
@@ -469,6 +502,7 @@ class TaskPublic(TaskBase):
             promoted=eff != task.priority_group,
             overdue=is_overdue(task.deadline_at, task.is_completed, now),
             recurrence=public_recurrence(task.recurrence, locale),
+            reminders=public_reminders(task),
         )
 
 
@@ -584,6 +618,88 @@ class TaskOccurrence(SQLModel, table=True):
     due_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     priority_group: int = Field(nullable=False)
     threshold_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+# ---------------------------------------------------------------------------------------------
+# reminders, webhooks, events and their deliveries (core.reminders, core.outbox, webhooks/)
+
+
+class TaskReminder(SQLModel, table=True):
+    """One reminder of a task: ``before_s`` seconds before its deadline (each occurrence's, for a
+    repeating task), or at the moment ``at``. ``next_at`` is when it fires next (NULL: nothing left
+    to fire), kept by :mod:`core.reminders` with every write to the task; ``fired_for`` is the
+    deadline (or moment) it last fired for, so a firing is never repeated."""
+
+    __tablename__ = "task_reminders"
+    __table_args__ = (sa.Index("ix_task_reminders_next_at", "next_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    task_id: int = Field(foreign_key="tasks.id", ondelete="CASCADE", nullable=False, index=True)
+    user_id: int = Field(nullable=False)
+    before_s: int | None = Field(default=None)
+    at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    next_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    fired_for: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class Webhook(SQLModel, table=True):
+    """Where a user's events go: a URL of a ``kind`` (generic JSON, or a chat bot's format), the
+    event types it takes (JSON list; ``["*"]`` for all), its secret (signing key, bot secret or
+    ntfy token; never shown again after creation), and how its messages are worded."""
+
+    __tablename__ = "webhooks"
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False, index=True)
+    url: str = Field(sa_type=sa.Text, nullable=False)
+    kind: str = Field(max_length=16, nullable=False)
+    events: str = Field(sa_type=sa.Text, nullable=False)
+    secret: str | None = Field(default=None, sa_type=sa.Text)
+    locale: str = Field(default="zh", max_length=8, nullable=False)
+    timezone: str = Field(max_length=64, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class Event(SQLModel, table=True):
+    """The outbox: one event (``task.created`` …, ``reminder.due``), written in the transaction of
+    the write or firing it describes; ``payload`` is its JSON ``data``."""
+
+    __tablename__ = "events"
+    __table_args__ = (sa.Index("ix_events_user_id_id", "user_id", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False)
+    type: str = Field(max_length=32, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    payload: str = Field(sa_type=sa.Text, nullable=False)
+
+
+class Delivery(SQLModel, table=True):
+    """One event to one webhook. ``id`` is the delivery id receivers dedupe on (the same on every
+    retry); a worker holds it while ``lease_until`` (with ``lease_token``) is ahead; ``status`` is
+    pending, succeeded, failed (retries used up) or missed (a reminder found too late)."""
+
+    __tablename__ = "deliveries"
+    __table_args__ = (
+        sa.Index("ix_deliveries_due", "status", "next_attempt_at"),
+        sa.Index("ix_deliveries_webhook", "webhook_id", "created_at"),
+    )
+
+    id: str = Field(primary_key=True, max_length=40)
+    event_id: int = Field(foreign_key="events.id", ondelete="CASCADE", nullable=False, index=True)
+    webhook_id: int = Field(foreign_key="webhooks.id", ondelete="CASCADE", nullable=False)
+    user_id: int = Field(nullable=False)
+    status: str = Field(max_length=16, nullable=False)
+    attempts: int = Field(default=0, nullable=False)
+    next_attempt_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    lease_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    lease_token: str | None = Field(default=None, max_length=40)
+    last_status: int | None = Field(default=None)
+    last_error: str | None = Field(default=None, sa_type=sa.Text)
+    late: bool = Field(default=False, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    delivered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -37,7 +37,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core import occurrences, series, titlegrams
+from core import occurrences, reminders, series, titlegrams
 from core.models import (
     PROMOTABLE_GROUPS,
     Task,
@@ -984,6 +984,7 @@ def create_task(
         "updated_at": now,
         "source_key": source_key,
         "recurrence": data.recurrence,
+        "reminders": data.reminders,
     }
     if source_key is None:
         task = Task(**values)
@@ -991,7 +992,7 @@ def create_task(
         session.flush()
         assert task.id is not None
         titlegrams.reindex_task(session, user_id, task.id, task.title)
-        occurrences.sync(session, task)
+        refresh_derived(session, task)
         return task, True
 
     for _attempt in range(3):
@@ -1011,7 +1012,7 @@ def create_task(
             if created is not None:
                 assert created.id is not None
                 titlegrams.reindex_task(session, user_id, created.id, created.title)
-                occurrences.sync(session, created)
+                refresh_derived(session, created)
                 return created, True
         else:  # pragma: no cover - only SQLite and PostgreSQL are supported backends
             try:
@@ -1021,7 +1022,7 @@ def create_task(
                     session.flush()
                     assert task.id is not None
                     titlegrams.reindex_task(session, user_id, task.id, task.title)
-                    occurrences.sync(session, task)
+                    refresh_derived(session, task)
                 return task, True
             except IntegrityError:
                 pass
@@ -1030,6 +1031,13 @@ def create_task(
     if existing is None:  # pragma: no cover - would need three lost races in a row
         raise RuntimeError(f"could not create or find task for source_key {source_key!r}")
     return existing, False
+
+
+def refresh_derived(session: Session, task: Task) -> None:
+    """What is kept from a task's row after every write to it: its occurrence index
+    (:mod:`core.occurrences`) and its reminders' schedule (:mod:`core.reminders`)."""
+    occurrences.sync(session, task)
+    reminders.reschedule(session, task)
 
 
 def _set_completed(task: Task, completed: bool, now: datetime) -> bool:
@@ -1065,7 +1073,7 @@ def apply_update(session: Session, task: Task, data: TaskUpdate, *, now: datetim
     if "title" in changes:
         assert task.id is not None
         titlegrams.reindex_task(session, task.user_id, task.id, task.title)
-    occurrences.sync(session, task)
+    refresh_derived(session, task)
     return task
 
 
@@ -1083,7 +1091,7 @@ def apply_completion(session: Session, task: Task, completed: bool, *, now: date
         task.updated_at = now
         session.add(task)
         session.flush()
-        occurrences.sync(session, task)
+        refresh_derived(session, task)
     return task
 
 
@@ -1113,6 +1121,7 @@ __all__ = [
     "get_task_by_source_key",
     "group_terms",
     "query_tasks",
+    "refresh_derived",
     "task_facts",
     "task_row",
     "update_task",

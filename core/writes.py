@@ -29,7 +29,7 @@ from typing import Any, Literal
 
 from sqlmodel import Session, col, select
 
-from core import attempts, changes, kinds, series, store
+from core import attempts, changes, kinds, outbox, series, store
 from core.models import Task, TaskChange, TaskCreate, TaskUpdate
 from core.turn import AttemptKeys, Turn
 
@@ -99,6 +99,12 @@ class Writer:
             after=after,
         )  # fmt: skip
         self.change_ids.append(change)
+        event_type = outbox.CHANGE_EVENTS.get(kind)
+        if event_type is not None:  # the outbox row, in this write's transaction
+            data: dict[str, Any] = {"task": outbox.task_json(task, now=by.now), "change_id": change}
+            if after is not None and "series" in after:
+                data["series_id"] = after["series"]
+            outbox.emit(self.session, by.user_id, event_type, data, now=by.now)
         return change
 
     # --- reads for a write --------------------------------------------------------------------

@@ -12,7 +12,7 @@ from pydantic_graph.graph_builder import Graph
 
 from core import changes, series
 from core.display import group_label
-from quicknote import steps
+from quicknote import remind, steps
 from quicknote.pending import attach_pending, pending_of
 from quicknote.rendering import (
     UNREAD_REPEAT,
@@ -106,6 +106,8 @@ class Confirm(BaseNode[NoteState, NoteDeps, str]):
             )
             if state.unread_repeat and state.created:
                 text += UNREAD_REPEAT[state.locale].format(words=state.unread_repeat)
+            if reminder := remind.said_line(state, state.task):
+                text += "\n" + reminder
             if state.change_ids:
                 text = changes.marker(text, state.change_ids, ctx.deps.turn.seal)
             span.done("已确认")

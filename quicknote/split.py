@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+from core import remindwords
 from quicknote.brackets import bracket_spans
 from quicknote.offline import offline_extract_note, strip_label_head, strip_lead
 
@@ -36,6 +37,7 @@ _SEP_RE = re.compile(
     re.IGNORECASE,
 )
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
+_RESTLESS_RE = re.compile(r"[\s，,；;、。.!！]|^(?:并且|而且|同时|and|also)")
 _PUNCT_RE = re.compile(r"[，,；;、。\n]")
 
 _ZH_VERB = (
@@ -151,7 +153,15 @@ def _has_verb(title: str) -> bool:
 
 
 def is_task_part(part: str, now: datetime, tz: str, *, after_conjunction: bool = False) -> bool:
-    """Whether `part` is a task on its own: a title that starts with a verb, or its own time phrase."""
+    """Whether `part` is a task on its own: a title that starts with a verb, or its own time phrase.
+    A clause that only asks for a reminder ("开会前半小时提醒我") belongs to the task before it."""
+    said = remindwords.read(part)
+    if (
+        said is not None
+        and said.span is not None
+        and not _RESTLESS_RE.sub("", part[: said.span[0]] + part[said.span[1] :])
+    ):
+        return False
     draft = offline_extract_note(part, now, tz)
     if not draft.title:
         return False

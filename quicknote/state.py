@@ -5,9 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 
+from core import remindwords
 from core.locale import Locale
 from core.models import Task
 from core.recurrence import RepeatPhrase
+from core.reminderspec import Spec
 from core.timeanchor import TimeWindow
 from core.turn import Turn
 from quicknote.draft import NoteDraft
@@ -32,6 +34,11 @@ class NoteState:
     repeat: RepeatPhrase | None = None  # the repetition the sentence says ("每周一"), read by code
     recurrence: str | None = None  # its rule, stored form, once scheduled
     unread_repeat: str | None = None  # a repetition said but not readable: the answer says so
+    remind: remindwords.Said | None = None  # the reminder the sentence asks for, read by code
+    reminders: list[Spec] = field(default_factory=list)  # what it becomes once the deadline is known
+    reminder_unheld: str | None = None  # reminder words that could not be kept: the answer says so
+    reminder_passed: datetime | None = None  # the moment it would have fired, already past
+    reminder_target: bool = True  # the user has somewhere a reminder.due goes (a webhook)
 
 
 @dataclass(frozen=True)

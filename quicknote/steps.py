@@ -16,8 +16,10 @@ from core.llm import NodeSpec, run_structured
 from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, text_problem
 from core.prompting import language_line, now_line
 from core.recurrence.describe import END_OF_DAY
+from core.reminderspec import stored
 from core.timeanchor import TimeWindow, day_before, deadline_of, resolve_time
 from core.turn import Turn
+from quicknote import remind
 from quicknote.boundary import settle_note
 from quicknote.draft import NoteDraft
 from quicknote.duplicates import near_duplicate
@@ -94,6 +96,8 @@ async def extract_step(state: NoteState, turn: Turn) -> NoteDraft:
     sentence = state.repeat.rest if state.repeat is not None and state.repeat.rest.strip() else state.sentence
     if state.repeat is not None:
         sentence = _after_repeat(sentence)
+    # So is a reminder ("提前半小时提醒我"): its words are neither the deadline nor the title.
+    sentence = remind.read(state, sentence)
     rules = offline_extract_note(sentence, state.now, state.tz)
     proposed = await run_structured(
         EXTRACT,
@@ -130,6 +134,7 @@ def anchor_deadline(state: NoteState) -> bool:
     if not _anchor(state):
         return False
     schedule(state)
+    remind.keep(state)
     return True
 
 
@@ -207,7 +212,7 @@ def priority_step(state: NoteState) -> str:
     draft = state.draft
     assert draft is not None
     state.priority_group = draft.priority_group if 1 <= draft.priority_group <= 4 else 2
-    said = said_threshold(state)
+    said = said_threshold(state) or remind.lead_threshold(state)
     if said is not None:
         state.urgency_threshold_at = said
     elif state.deadline_at is not None and state.priority_group in (2, 4):
@@ -225,6 +230,7 @@ def note_data(state: NoteState) -> TaskCreate:
         deadline_at=state.deadline_at,
         urgency_threshold_at=state.urgency_threshold_at,
         recurrence=state.recurrence,
+        reminders=stored(state.reminders),
     )
 
 
@@ -260,3 +266,10 @@ def near_duplicates(turn: Turn, notes: Sequence[TaskCreate]) -> list[Task]:
 async def persist_step(state: NoteState, turn: Turn) -> None:
     written = await write_notes(turn, [note_data(state)])
     state.task, state.created, state.change_ids = written.tasks[0], written.created, written.change_ids
+    if state.reminders:
+
+        def target() -> bool:
+            with turn.sessions() as session:
+                return remind.has_target(session, turn.user_id)
+
+        state.reminder_target = await anyio.to_thread.run_sync(target)

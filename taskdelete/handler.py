@@ -29,7 +29,7 @@ from sqlmodel import Session, col, select
 from core import carry, changes, resolve, writes
 from core.display import format_when, task_record
 from core.locale import Locale
-from core.models import Task, TaskChange
+from core.models import Task, TaskChange, TaskUpdate
 from core.store import TaskFilter, query_tasks, task_row
 from core.timeanchor import TimeWindow, resolve_time
 from core.turn import Answer, Turn
@@ -53,7 +53,7 @@ KIND = "d1"  # the carried record of a bulk delete that waits for a yes
 MAX_BULK = changes.MAX_CARRIED_CHANGES  # what one answer's write record can carry
 SAMPLE = 5
 SHOWN_CANDIDATES = 5
-OUTCOMES = ("deleted", "again", "ask", "none", "confirm", "too_many", "nothing")
+OUTCOMES = ("deleted", "again", "ask", "none", "confirm", "too_many", "nothing", "unreminded", "no_reminder")
 _GENERIC = re.compile(
     r"(?:提醒|事件|任务|日程|安排|事情|事儿|事|待办|活动|reminders?|events?|tasks?|items?|appointments?)", re.I
 )
@@ -61,7 +61,7 @@ _NEXT = re.compile(
     r"^(?:下一个|下个|接下来的|最近的|next)\s*(?:事件|任务|提醒|日程|安排|事|event|task|reminder)?$", re.I
 )
 
-Kind = Literal["deleted", "again", "ask", "none", "confirm", "too_many", "nothing"]
+Kind = Literal["deleted", "again", "ask", "none", "confirm", "too_many", "nothing", "unreminded", "no_reminder"]
 
 
 class PendingDelete(BaseModel):
@@ -187,7 +187,12 @@ def _again(session: Session, turn: Turn, prior: dict[str, Any]) -> _Outcome:
     """The answer of the copy of this attempt that deleted: the tasks as they were, and the changes."""
     ids = [int(i) for i in prior.get("changes", [])]
     rows = session.exec(select(TaskChange).where(col(TaskChange.user_id) == turn.user_id, col(TaskChange.id).in_(ids)))
-    gone = [changes.change_row(r, None).before or {} for r in sorted(rows, key=lambda r: r.id or 0)]
+    found = [changes.change_row(r, None) for r in sorted(rows, key=lambda r: r.id or 0)]
+    if found and all(r.kind == "update" for r in found):  # it took a task's reminders away
+        after = found[0].after
+        record = {"title": after.get("title", ""), "deadline_at": after.get("deadline_at")}
+        return _Outcome("unreminded", tasks=[record], total=1, change_ids=ids)
+    gone = [r.before or {} for r in found]
     return _Outcome("again", tasks=gone, total=len(gone), change_ids=ids)
 
 
@@ -199,6 +204,19 @@ def _delete(w: writes.Writer, turn: Turn, tasks: Sequence[Task]) -> _Outcome:
     return _Outcome("deleted", tasks=records, total=len(records), change_ids=w.delete(locked))
 
 
+def _unremind(w: writes.Writer, task: Task, req: DeleteRequest) -> _Outcome | None:
+    """Removes the task's reminders, the task kept; None when a "stop reminding me" request finds
+    none (then the task itself is what the words are about, deleted as before)."""
+    locked = w.lock(task.id) if task.id is not None else None
+    if locked is None:
+        return _Outcome("none")
+    record = [{"title": locked.title, "deadline_at": locked.deadline_at.isoformat() if locked.deadline_at else None}]
+    if not locked.reminders:
+        return _Outcome("no_reminder", tasks=record, total=1) if req.reminder == "only" else None
+    change = w.update(locked, TaskUpdate(reminders=None))
+    return _Outcome("unreminded", tasks=record, total=1, change_ids=[change] if change is not None else [])
+
+
 def _decide(turn: Turn, req: DeleteRequest) -> _Outcome:
     with writes.writing(turn.sessions, writes.chat_author(turn)) as w:
         if w.copy:
@@ -206,6 +224,10 @@ def _decide(turn: Turn, req: DeleteRequest) -> _Outcome:
         if req.bulk:
             return _decide_bulk(w, turn, req)
         found = _one(w.session, turn, req.words)
+        if found.kind == "one" and req.reminder is not None:
+            quiet = _unremind(w, found.tasks[0], req)
+            if quiet is not None:
+                return quiet
         if found.kind == "one":
             return _delete(w, turn, found.tasks)
         if found.kind == "several":
@@ -263,6 +285,11 @@ def _render_zh(outcome: _Outcome, turn: Turn) -> str:
                  for i, t in enumerate(outcome.tasks, 1)]  # fmt: skip
         head = f"有 {outcome.total} 个任务和「{outcome.words}」对得上，要删除哪一个？"
         return "\n".join([head, *lines, "说一下完整的任务名，这次还没有删除。"])
+    if outcome.kind == "unreminded":
+        title = outcome.tasks[0]["title"]
+        return f"好，「{title}」不再提醒了；任务还在，不要了的话说「删掉{title}」。"
+    if outcome.kind == "no_reminder":
+        return f"「{outcome.tasks[0]['title']}」没有设提醒，什么都没有改动。"
     if outcome.kind == "confirm":
         return f"要删除 {outcome.total} 条任务：{_listed(outcome)}，确定吗？"
     if outcome.kind == "too_many":
@@ -283,6 +310,11 @@ def _render_en(outcome: _Outcome, turn: Turn) -> str:
         lines = [f"{i}. {t['title']}" for i, t in enumerate(outcome.tasks, 1)]
         head = f'{outcome.total} tasks match "{outcome.words}". Which one should I delete?'
         return "\n".join([head, *lines, "Say its full name; nothing was deleted yet."])
+    if outcome.kind == "unreminded":
+        title = outcome.tasks[0]["title"]
+        return f'OK, no more reminders for "{title}"; the task stays (say "delete {title}" to remove it too).'
+    if outcome.kind == "no_reminder":
+        return f'"{outcome.tasks[0]["title"]}" has no reminder; nothing was changed.'
     if outcome.kind == "confirm":
         titles = ", ".join(str(t["title"]) for t in outcome.tasks[:SAMPLE])
         more = " …" if outcome.total > SAMPLE else ""

@@ -22,14 +22,18 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Literal
 
 from core.lexicon import DEVICE_THING_RE, assent_re
+from core.timeanchor import resolve_time
 from core.turn import HistoryTurn, OfflineSignal
 
 __all__ = ["CONFIRM_RE", "DeleteRequest", "is_yes", "offline_signal", "read_delete"]
 
 MAX_CHARS = 60
 
+_PROBE_NOW = datetime(2026, 1, 5, 10, 0, tzinfo=UTC)  # whether words are a time phrase doesn't depend on now
 _PUNCT = " \t\r\n，,。.!！~～…：:;；、\"'“”‘’「」『』《》()（）"
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _PARTICLES = r"[吧啊呀了哈哦嘛呢]*"
@@ -50,6 +54,23 @@ _NO_LONGER = r"(?:(?:不用|不需要|不必|用不着)(?:再)?[\u4e00-\u9fff]?�
 
 # "别再提醒我", "不用再提醒我", "甭提醒我": the reminder is not wanted any more
 _STOP_REMINDING = r"(?:别再|别|不要再|不要|不用再|不用|不必再|不必|甭|无需再?|莫再?)提醒(?:我|一下我)?"
+
+# A task's reminder to go, the task kept: "开会的提醒取消", "取消开会的提醒", "开会不用提醒了" (the
+# handler: a task without reminders is said so; see ``reminder``).
+_ZH_REMINDER_FORMS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"^(?:请|麻烦|帮我)*(?:把|将)?(?P<w>.+?)的提醒(?:也)?(?:{_VERB}|关掉|关了|关闭|不要了|撤了)(?:掉|了|吧)*$"
+    ),
+    re.compile(rf"^(?:请|麻烦|帮我)*(?:{_VERB}|关掉|关闭)(?:掉)?(?P<w>.+?)的提醒(?:吧|了)*$"),
+    re.compile(r"^(?P<w>.+?)(?:就|也)?(?:不用|不必|不需要|别|不要|甭)(?:再)?提醒(?:我)?(?:了|吧|啦)*$"),
+)
+_EN_REMINDER_FORMS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^(?:please\s+)?(?:remove|delete|cancel|turn off|clear|drop)\s+(?:the\s+|my\s+)?reminders?\s+"
+        r"(?:for|on|of|about)\s+(?P<w>.+?)(?:\s+please)?$",
+        re.I,
+    ),
+)
 
 _ZH_FORMS: tuple[tuple[re.Pattern[str], float, str], ...] = (
     # "把它删了", "这个删掉", "删了吧", "删掉它"
@@ -138,6 +159,9 @@ class DeleteRequest:
     bulk: bool = False
     completed: bool = False
     time_text: str | None = None
+    # Only the task's reminders are to go ("开会的提醒取消"): "only" keeps the task whatever it has;
+    # "stop" ("别再提醒我浇花了") removes its reminders when it has some, else the task as before.
+    reminder: Literal["only", "stop"] | None = None
 
 
 def is_yes(text: str) -> bool:
@@ -175,6 +199,12 @@ def _bulk(words: str, text: str) -> DeleteRequest | None:
     return DeleteRequest(0.9, "要删除一批任务", None, True, completed, time_text)
 
 
+def _only_time(words: str) -> bool:
+    """ "明天" in "取消明天的提醒": a time, not a task (the reminders due then are the tasks)."""
+    found = resolve_time(words, _PROBE_NOW)
+    return found is not None and found.phrase.strip() == words.strip(_PUNCT)
+
+
 def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest | None:
     """The delete request ``text`` makes, or None when it makes none (see the module docstring)."""
     t = (text or "").strip().strip(_PUNCT)
@@ -185,6 +215,9 @@ def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest
     if _CJK.search(t):
         if _QUESTION.search(t) or _UNDO_WORDS.search(t) or _OTHERS.search(t):
             return None
+        for pattern in _ZH_REMINDER_FORMS:
+            if (m := pattern.match(t)) is not None and not _only_time(m.group("w")):
+                return DeleteRequest(0.92, "要取消一个任务的提醒", _zh_words(m.group("w")), reminder="only")
         for pattern, confidence, kind in _ZH_FORMS:
             m = pattern.match(t)
             if m is None:
@@ -192,13 +225,19 @@ def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest
             if kind == "that":
                 return DeleteRequest(confidence, "要删除刚才那条任务")
             words = _zh_words(m.group("w"))
+            stop: Literal["stop"] | None = (
+                "stop" if "提醒" in pattern.pattern and re.search(_STOP_REMINDING, t) else None
+            )
             if words is None:
-                return DeleteRequest(confidence, "要删除刚才那条任务")
-            return _bulk(words, t) or DeleteRequest(confidence, "要删除一个任务", words)
+                return DeleteRequest(confidence, "要删除刚才那条任务", reminder=stop)
+            return _bulk(words, t) or DeleteRequest(confidence, "要删除一个任务", words, reminder=stop)
         return None
     plain = " ".join(t.split())
     if _EN_QUESTION.search(plain):
         return None
+    for pattern in _EN_REMINDER_FORMS:
+        if (m := pattern.match(plain)) is not None:
+            return DeleteRequest(0.92, "remove a task's reminder", _en_words(m.group("w")), reminder="only")
     for pattern, confidence, kind in _EN_FORMS:
         m = pattern.match(plain)
         if m is None:
@@ -211,7 +250,8 @@ def read_delete(text: str, history: Sequence[HistoryTurn] = ()) -> DeleteRequest
         words = _en_words(raw)
         if words is None:
             return None
-        return _bulk(words, plain) or DeleteRequest(confidence, "delete a task", words)
+        en_stop: Literal["stop"] | None = "stop" if re.search(r"remind", plain, re.I) else None
+        return _bulk(words, plain) or DeleteRequest(confidence, "delete a task", words, reminder=en_stop)
     return None
 
 

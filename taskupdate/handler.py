@@ -31,8 +31,9 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -40,7 +41,7 @@ import anyio.to_thread
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from core import changes, resolve, writes
+from core import changes, reminderspec, remindwords, resolve, writes
 from core.display import format_when, group_label, task_record
 from core.lexicon import priority_signals
 from core.locale import Locale
@@ -67,7 +68,7 @@ CLARIFY: dict[Locale, str] = {
 SHOWN_CANDIDATES = 5
 _FIELD_NAMES = {"deadline": "deadline_at", "priority": "priority_group", "title": "title"}
 
-Kind = Literal["written", "again", "same", "ask", "gone", "none", "nothing", "unreadable"]
+Kind = Literal["written", "again", "same", "ask", "gone", "none", "nothing", "unreadable", "no_deadline", "passed"]
 
 
 @dataclass
@@ -131,8 +132,37 @@ def _new_deadline(value: str, old: datetime | None, turn: Turn) -> datetime | No
     return deadline
 
 
+def _reminder_said(value: str) -> remindwords.Said:
+    """The reminder a correction's value names: "" (at the deadline), a lead, at the deadline, a time."""
+    if not value.strip():
+        return remindwords.Said("implicit", value)
+    lead = remindwords.lead_of(value)
+    if lead is not None:
+        return remindwords.Said("lead", value, lead=lead)
+    if re.fullmatch(r"(?:到点|准时|按时|到时候?|截止时|when it'?s due|on time|at the deadline)", value.strip(), re.I):
+        return remindwords.Said("due", value, lead=timedelta(0))
+    return remindwords.Said("at", value, at_text=value)
+
+
+def _reminders(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] | str:
+    """The task's reminders after the correction, or why they can't be ("no_deadline", "passed", "unreadable")."""
+    said = _reminder_said(correction.value)
+    kept = remindwords.keep(said, deadline=task.deadline_at, recurrence=task.recurrence, now=turn.now, tz=turn.tz)
+    if kept.spec is None:
+        return (
+            "no_deadline"
+            if kept.needs_deadline or (task.deadline_at is None and said.kind != "at")
+            else ("passed" if kept.passed is not None else "unreadable")
+        )
+    specs = [*reminderspec.specs_of(task.reminders), kept.spec] if correction.add else [kept.spec]
+    return {"reminders": reminderspec.stored(specs)}
+
+
 def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] | None:
     """The fields to set on ``task``; None when the value cannot be read (e.g. an unknown time)."""
+    if correction.field == "reminder":
+        found = _reminders(correction, task, turn)
+        return found if isinstance(found, dict) else None
     if correction.field == "title":
         return {"title": correction.value}
     if correction.field == "priority":
@@ -186,6 +216,8 @@ def _decide(turn: Turn, correction: Correction) -> _Outcome:
         target = w.lock(found.id) if isinstance(found, Task) and found.id is not None else None
         if target is None:
             return found if isinstance(found, _Outcome) else _Outcome("gone")
+        if correction.field == "reminder" and isinstance(why := _reminders(correction, target, turn), str):
+            return _Outcome(why, title=target.title)  # type: ignore[arg-type]
         proposal = _proposal(correction, target, turn)
         if proposal is None:
             return _Outcome("unreadable", title=target.title)
@@ -222,6 +254,8 @@ def _change_parts(outcome: _Outcome, turn: Turn) -> list[str]:
     if "deadline_at" in outcome.changed:
         arrow = f"{_when(before.get('deadline_at'), turn)} → {_when(after.get('deadline_at'), turn)}"
         parts.append(f"due {arrow}" if en else f"截止 {arrow}")
+    if "reminders" in outcome.changed:
+        parts.append(_reminder_part(outcome, turn))
     if "priority_group" in outcome.changed:
         arrow = (
             f"{group_label(int(before['priority_group']), turn.locale)} → "
@@ -229,6 +263,19 @@ def _change_parts(outcome: _Outcome, turn: Turn) -> list[str]:
         )
         parts.append(f"priority {arrow}" if en else f"优先级 {arrow}")
     return parts
+
+
+def _reminder_part(outcome: _Outcome, turn: Turn) -> str:
+    """ "提醒 → 12月3日 周四 14:00" (the first firing of the reminders now set), or "提醒 → 无"."""
+    after = outcome.after
+    deadline = datetime.fromisoformat(after["deadline_at"]) if after.get("deadline_at") else None
+    moments = [
+        m
+        for spec in reminderspec.specs_of(after.get("reminders"))
+        if (m := remindwords.first_firing(spec, deadline, after.get("recurrence"), turn.now)) is not None
+    ]
+    when = _when(min(moments).isoformat(), turn) if moments else _when(None, turn)
+    return f"reminder → {when}" if turn.locale == "en" else f"提醒 → {when}"
 
 
 def _written_text(outcome: _Outcome, turn: Turn) -> str:
@@ -296,6 +343,20 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
         value = correction.value if correction is not None else ""
         text = f'I couldn\'t read "{value}"; nothing was changed.' if en else f"没看懂「{value}」，什么都没有改动。"
         return Answer(text, {"changed": []})
+    if outcome.kind == "no_deadline":
+        text = (
+            f'"{outcome.title}" has no deadline to remind you before; set one first.'
+            if en
+            else f"「{outcome.title}」没有截止时间，提醒没处算；先定个时间，比如「把{outcome.title}改到周五下午」。"
+        )
+        return Answer(text, {"changed": []})
+    if outcome.kind == "passed":
+        text = (
+            f'That reminder time for "{outcome.title}" has already passed; nothing was changed.'
+            if en
+            else f"「{outcome.title}」这个提醒时间已经过了，什么都没有改动。"
+        )
+        return Answer(text, {"changed": []})
     if outcome.kind == "nothing":
         text = (
             'There is nothing to correct: no task was just written. Say which task, e.g. "move the report to Friday".'
@@ -342,6 +403,11 @@ async def explain_update(turn: Turn) -> dict[str, Any]:
         fields["title"] = correction.value
     elif correction.field == "priority":
         fields["priority"] = correction.direction or correction.value
+    elif correction.field == "reminder":
+        said = _reminder_said(correction.value)
+        fields["reminder"] = {"kind": said.kind, "words": said.words, "add": correction.add}
+        if said.lead is not None:
+            fields["reminder"]["before"] = reminderspec.duration_text(said.lead)
     else:
         deadline = _new_deadline(correction.value, None, turn)
         fields["deadline_at"] = deadline.isoformat() if deadline is not None else None

@@ -6,7 +6,9 @@
   "no, make it next Wednesday", "change it to Friday 3pm", "move it to tomorrow";
 * a priority — "优先级调高" / "调低", "改成重要", "不急", "make it urgent" (the words are read by
   :func:`core.lexicon.priority_signals`; the handler maps them onto the task's group);
-* a title — "标题改成交季度报告", "名字改成…", "rename it to …", "rename X to …".
+* a title — "标题改成交季度报告", "名字改成…", "rename it to …", "rename X to …";
+* a reminder — "把交报告的提醒提前一小时", "开会的提醒改到下午两点", "给交报告加个提醒，提前半小时",
+  "change the reminder for the report to an hour before" (removing one is task_delete's).
 
 :func:`offline_signal` fires (0.75–0.85) only when there is something to correct: the history's last
 assistant message wrote something (its visible wording: "好，已记下", "已完成", "已改好", "OK, noted",
@@ -26,7 +28,7 @@ from core.turn import HistoryTurn, OfflineSignal
 
 __all__ = ["Correction", "offline_signal", "read_correction", "wrote_something"]
 
-Field = Literal["deadline", "priority", "title"]
+Field = Literal["deadline", "priority", "title", "reminder"]
 
 _PUNCT = "?？ \t\r\n，,。.!！~～…：:;；、\"'“”‘’「」『』《》()（）"
 _CJK_RE = re.compile(r"[\u3400-\u9fff]")
@@ -49,6 +51,19 @@ _ZH_PRIO_DIR_RE = re.compile(
 # "把交报告(的时间)改到周五", "时间改成周五下午三点", "改成明天下午", "改成重要"
 _ZH_CHANGE_RE = re.compile(
     rf"^(?:(?:把|将)(?P<w>.+?)(?:的)?)?(?:{_TIME_NOUN}|{_PRIORITY_NOUN})?(?:也)?(?:应该)?{_CHANGE_VERB}(?P<v>.+)$"
+)
+# Reminders: "把交报告的提醒提前一小时", "开会的提醒改到下午两点", "给交报告加个提醒，提前半小时", "提醒改成提前一天".
+_ZH_REMINDER_SET_RE = re.compile(
+    rf"^(?:(?:把|将)?(?P<w>.+?)的)?提醒(?:时间)?(?:也)?(?:(?:{_CHANGE_VERB}|改|调)(?P<v>.+)|(?P<v2>(?:提前|到点|准时).*))$"
+)
+_ZH_REMINDER_ADD_RE = re.compile(
+    r"^(?:给|为|帮)(?P<w>.+?)(?:加|添|设|定|设置|安排)(?:上|一)?(?:个|一个|一下)?提醒(?:[，,\s]*(?P<v>.+))?$"
+)
+_EN_REMINDER_RE = re.compile(
+    r"^(?:(?:change|move|set|make)\s+(?:the\s+|my\s+)?reminder\s+(?:for|on|of|about)\s+(?P<w>.+?)\s+to\s+(?P<v>.+)"
+    r"|(?:add|set)\s+(?:a\s+)?reminder\s+(?:for|to|on|about)\s+(?P<w2>.+?)(?:[,\s]+(?P<v2>(?:an?|\d+|half an?)\s+\S+\s+before|"
+    r"at\s+.+|on\s+.+|when it'?s due))?)$",
+    re.I,
 )
 # "(不对，)是下周三" / "应该是下周三": only after a lead like 不对 (checked by the caller).
 _ZH_IS_RE = re.compile(r"^(?:应该|其实)?(?:是|在)(?P<v>.+)$")
@@ -100,6 +115,7 @@ class Correction:
     value: str  # the time phrase, the priority words ("调高"/"调低" or words), or the new title
     words: str | None  # the task the message names ("交报告" in "把交报告改到周五"), else None
     direction: Literal["up", "down"] | None = None  # for 调高 / 调低
+    add: bool = False  # a reminder added beside the task's others ("加个提醒"), not replacing them
 
 
 def _clean(text: str) -> str:
@@ -144,6 +160,13 @@ def _zh(t: str) -> Correction | None:
     if m:
         value = _zh_value(m.group("v")).strip("「」“”\"'")
         return Correction("title", value, _zh_words(m.group("w"))) if value else None
+    m = _ZH_REMINDER_ADD_RE.match(body)
+    if m:
+        return Correction("reminder", _zh_value(m.group("v") or ""), _zh_words(m.group("w")), add=True)
+    m = _ZH_REMINDER_SET_RE.match(body)
+    if m and not re.search(r"不用|不要|别|取消|删|去掉|关", body):
+        value = _zh_value(m.group("v") or m.group("v2") or "")
+        return Correction("reminder", value, _zh_words(m.group("w"))) if value else None
     m = _ZH_PRIO_DIR_RE.match(body)
     if m:
         up = m.group("d").startswith(("调高", "提高", "升高"))
@@ -171,6 +194,10 @@ def _en(t: str) -> Correction | None:
     body = _EN_TRAIL_RE.sub("", _EN_LEAD_RE.sub("", " ".join(t.replace("\u2019", "'").split()))).strip(_PUNCT)
     if not body:
         return None
+    m = _EN_REMINDER_RE.match(body)
+    if m:
+        value = (m.group("v") or m.group("v2") or "").strip(_PUNCT)
+        return Correction("reminder", value, _en_words(m.group("w") or m.group("w2")), add=m.group("w2") is not None)
     m = _EN_RENAME_RE.match(body)
     if m:
         value = (m.group("v") or m.group("v2") or "").strip(_PUNCT)
@@ -219,6 +246,9 @@ def offline_signal(text: str, history: Sequence[HistoryTurn] = ()) -> OfflineSig
     found = read_correction(text)
     if found is None:
         return None
+    if found.field == "reminder" and found.words:
+        # "给交报告加个提醒" / "set a reminder for the dentist …": a named task's reminder, not a new note.
+        return OfflineSignal(0.9, "要改一个点名任务的提醒", found)
     if wrote_something(history):
         return OfflineSignal(0.85, "要改刚才写下的任务", found)
     if found.words:

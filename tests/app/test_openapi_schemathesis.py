@@ -38,7 +38,7 @@ from schemathesis.engine import events, from_schema
 
 from app.main import create_app
 from app.wire import TEXT_PART_TYPES
-from core import recurrence
+from core import recurrence, reminderspec
 
 SEED = 20261201
 TIMEZONE = "Asia/Shanghai"  # the harness's default zone: a rule's deadline is read in it
@@ -90,6 +90,35 @@ def rule_is_accepted(_context: Any, case: schemathesis.Case) -> bool:
     return not (case.method.upper() == "PATCH" and clears_deadline and "recurrence" not in body)
 
 
+def reminders_are_accepted(_context: Any, case: schemathesis.Case) -> bool:
+    """What the document can't say about reminders: a lead needs a deadline (the task's, for a PATCH),
+    and a lead is at most 366 days."""
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return True
+    body = case.body if isinstance(case.body, dict) else None
+    if body is None or not case.path.startswith("/tasks") or not isinstance(body.get("reminders"), list):
+        return True
+    leads = [r.get("before") for r in body["reminders"] if isinstance(r, dict) and r.get("before") is not None]
+    if not leads:
+        return True
+    if case.method.upper() == "PATCH" and "deadline_at" not in body:
+        return False  # whether the task has a deadline is not in the request
+    try:
+        return body.get("deadline_at") is not None and all(
+            reminderspec.parse_duration(b) <= reminderspec.MAX_BEFORE for b in leads
+        )
+    except ValueError:
+        return False
+
+
+def webhook_url_is_public(_context: Any, case: schemathesis.Case) -> bool:
+    """A webhook's URL must resolve to a public address: not something generated offline (no DNS
+    here); POST /webhooks with such URLs is tested in tests/app/test_webhooks_api.py."""
+    if case.meta is None or not case.meta.generation.mode.is_positive:
+        return True
+    return not (case.path == "/webhooks" and case.method.upper() == "POST")
+
+
 def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str], float]:
     """Every phase and check against the app: the operations tested, the failures and errors found,
     and the run time."""
@@ -111,6 +140,8 @@ def run_schemathesis(app: Any, key: str) -> tuple[set[str], list[str], list[str]
     schema = schemathesis.openapi.from_asgi("/openapi.json", app, config=config)
     schema.hook("filter_case")(last_user_message_has_text)
     schema.hook("filter_case")(rule_is_accepted)
+    schema.hook("filter_case")(reminders_are_accepted)
+    schema.hook("filter_case")(webhook_url_is_public)
     failures: dict[tuple[str, str, str], str] = {}
     errors: list[str] = []
     tested: set[str] = set()

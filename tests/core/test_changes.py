@@ -63,6 +63,7 @@ def test_snapshot_is_json_ready() -> None:
         "is_completed": False,
         "completed_at": None,
         "recurrence": None,
+        "reminders": None,
     }
 
 

@@ -81,7 +81,7 @@ SCENARIOS: dict[str, Scenario] = {
         "帮我记一下周五交报告，周三开始要紧", Stored("交报告", 2, "2026-12-04 23:59:59", "2026-12-02 00:00")
     ),
     "threshold_lead_before_deadline": Scenario(
-        "帮我记一下后天交报告，提前两天提醒我", Stored("交报告", 2, "2026-12-02 23:59:59", "2026-11-30 23:59")
+        "帮我记一下后天交报告，提前两天提醒我", Stored("交报告", 2, "2026-12-02 23:59:59", "2026-11-30 23:59:59")
     ),
     # --- repeating notes: the deadline is the first occurrence from now (docs/fdr/0037) -----------
     "repeat_weekly_with_clock": Scenario(

@@ -249,6 +249,7 @@ class Harness:
 
 def make_harness(database_url: str, *, now: datetime = NOW, hub: ModelHub | None = None, **settings: Any) -> Harness:
     settings.setdefault("allowed_hosts", TEST_HOST)
+    settings.setdefault("deliveries", False)  # tests that deliver run the engine themselves
     cfg = Settings(_env_file=None, database_url=database_url, **settings)  # type: ignore[call-arg]
     state = build_state(cfg, hub=hub, clock=lambda: now)
     return Harness(state, now)
