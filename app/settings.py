@@ -6,7 +6,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import AliasChoices, BaseModel, Field
+from pydantic import AliasChoices, BaseModel, Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DB_PATH = Path.home() / ".local" / "share" / "suikou" / "suikou.db"
@@ -20,6 +20,9 @@ class ProviderSettings(BaseModel):
     strict_tools: bool | None = None
     forced_tool_choice: bool | None = None
     output_mode: Literal["tool", "native", "prompted"] | None = None
+
+
+LEASE_MARGIN_S = 5.0  # a claim's lease beyond the longest send: the claim's own statements, a slow start
 
 
 class Settings(BaseSettings):
@@ -195,7 +198,7 @@ class Settings(BaseSettings):
         default=60.0,
         gt=0,
         description="How long a worker holds a delivery it took; one that dies mid-delivery leaves it to another "
-        "worker after this (keep it above webhook_timeout_s).",
+        f"worker after this. At least webhook_timeout_s + {LEASE_MARGIN_S:g} s: a live worker's send never outlasts it.",
     )
     worker_poll_s: float = Field(
         default=1.0, gt=0, le=60, description="How often an idle worker looks for due reminders and deliveries."
@@ -219,6 +222,16 @@ class Settings(BaseSettings):
     trace_content: bool = Field(
         default=False, description="Put message text and task titles (prompts, answers, query values) in spans."
     )
+
+    @model_validator(mode="after")
+    def _lease_covers_a_send(self) -> Settings:
+        # A lease that can run out mid-send lets a second worker send the same delivery.
+        if self.delivery_lease_s < self.webhook_timeout_s + LEASE_MARGIN_S:
+            raise ValueError(
+                f"delivery_lease_s ({self.delivery_lease_s:g}) must be at least webhook_timeout_s "
+                f"({self.webhook_timeout_s:g}) + {LEASE_MARGIN_S:g}"
+            )
+        return self
 
     def engine_options(self) -> dict[str, float]:
         """`core.db.make_engine`'s timeouts from these settings."""

@@ -5,7 +5,11 @@
 read ``FOR UPDATE SKIP LOCKED``, so concurrent workers (processes, replicas) take disjoint sets; on
 SQLite the statement holds the database's write lock. A worker killed mid-delivery leaves its lease
 to expire; the delivery is then claimed again and sent again under the same delivery id, which is
-what receivers dedupe on (at least once, never silently lost).
+what receivers dedupe on (at least once, never silently lost). A live worker never sends past its
+lease: a whole send (address check, connect, reply) is bounded by ``timeout_s``, and a claimed
+delivery whose turn (``concurrency`` at a time) comes too late to finish well inside the lease is
+handed back unsent, its attempt uncounted — so no second worker sends it too. The settings keep the
+lease longer than the timeout.
 
 **Send.** Each delivery's URL is checked again (:mod:`webhooks.safety`) and the request goes to the
 address checked, redirects not followed, with a bounded time and a bounded reply read.
@@ -29,7 +33,7 @@ import random
 import time
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import Protocol
 
@@ -88,8 +92,8 @@ class EngineConfig:
     allow_private: bool = False
     timeout_s: float = 10.0
     lease: timedelta = timedelta(seconds=60)
-    batch: int = 50
     concurrency: int = 8
+    batch: int = 32  # claimed at once; one that would start too late for its lease is handed back unsent
     late_window: timedelta = timedelta(hours=1)
     poll_s: float = 1.0
 
@@ -104,6 +108,7 @@ class Job:
     secret: str | None
     envelope: kinds.Envelope
     due_at: datetime  # when it became due (the event's time, or the retry's)
+    send_by: float = float("inf")  # time.monotonic() after which a send could outlast the lease
 
 
 @dataclass(frozen=True)
@@ -135,6 +140,7 @@ class Engine:
         return len(fired)
 
     def claim(self) -> list[Job]:
+        """Leases up to ``batch`` due deliveries to this worker."""
         now = self.clock()
         token = uuid.uuid4().hex
         table = Delivery.__table__  # type: ignore[attr-defined]
@@ -148,6 +154,7 @@ class Engine:
             .order_by(table.c.next_attempt_at)
             .limit(self.config.batch)
         )
+        started = time.monotonic()
         with self.sessions() as session:
             if session.get_bind().dialect.name == "postgresql":
                 due = due.with_for_update(skip_locked=True)
@@ -159,7 +166,22 @@ class Engine:
             )
             ids = [str(i) for i in session.execute(claim).scalars().all()]
             session.commit()
-            return self._jobs(session, ids, token)
+            jobs = self._jobs(session, ids, token)
+        # A send must start early enough to end (within timeout_s) and be recorded well inside the
+        # lease: in the first half of the lease's slack over the timeout.
+        send_by = started + (self.config.lease.total_seconds() - self.config.timeout_s) / 2
+        return [replace(job, send_by=send_by) for job in jobs]
+
+    def release(self, job: Job) -> None:
+        """Hands a claimed delivery back unsent (its attempt uncounted): due again at once."""
+        table = Delivery.__table__  # type: ignore[attr-defined]
+        with self.sessions() as session:
+            session.execute(
+                sa.update(table)
+                .where(table.c.id == job.delivery_id, table.c.lease_token == job.token)
+                .values(lease_until=None, lease_token=None, attempts=table.c.attempts - 1)
+            )
+            session.commit()
 
     def _jobs(self, session: Session, ids: Sequence[str], token: str) -> list[Job]:
         if not ids:
@@ -209,6 +231,15 @@ class Engine:
     # --- the network side -------------------------------------------------------------------------
 
     async def send(self, client: httpx.AsyncClient, job: Job) -> Outcome:
+        """One delivery, all of it within ``timeout_s`` (httpx's timeout bounds each read, not a
+        receiver that drips its reply a byte at a time)."""
+        try:
+            async with asyncio.timeout(self.config.timeout_s):
+                return await self._send(client, job)
+        except TimeoutError:
+            return Outcome(job.delivery_id, False, None, f"timed out after {self.config.timeout_s:g} s")
+
+    async def _send(self, client: httpx.AsyncClient, job: Job) -> Outcome:
         try:
             target = await safety.resolve(job.url, allow_private=self.config.allow_private)
         except safety.Refused as exc:
@@ -254,8 +285,20 @@ class Engine:
 
     # --- passes -------------------------------------------------------------------------------------
 
+    async def deliver(self, job: Job, client: httpx.AsyncClient) -> None:
+        """Sends one claimed delivery and records what happened; hands it back unsent when it could
+        not finish within its lease."""
+        if time.monotonic() > job.send_by:
+            await asyncio.to_thread(self.release, job)
+            return
+        outcome = await self.send(client, job)
+        await asyncio.to_thread(self.record, job, outcome)
+        if not outcome.ok:
+            log.info("delivery %s to a %s webhook not taken: %s", job.delivery_id, job.kind, outcome.error)
+
     async def run_once(self, client: httpx.AsyncClient | None = None) -> int:
-        """Fires due reminders, then claims and sends one batch; how many deliveries it handled."""
+        """Fires due reminders, then claims a batch and sends it, ``concurrency`` at a time; how
+        many deliveries it handled."""
         await asyncio.to_thread(self.fire_reminders)
         jobs = await asyncio.to_thread(self.claim)
         if not jobs:
@@ -263,11 +306,15 @@ class Engine:
         gate = asyncio.Semaphore(self.config.concurrency)
 
         async def one(job: Job, c: httpx.AsyncClient) -> None:
-            async with gate:
-                outcome = await self.send(c, job)
-            await asyncio.to_thread(self.record, job, outcome)
-            if not outcome.ok:
-                log.info("delivery %s to a %s webhook not taken: %s", job.delivery_id, job.kind, outcome.error)
+            try:  # its turn, while there is still time to send it within the lease
+                await asyncio.wait_for(gate.acquire(), timeout=max(0.0, job.send_by - time.monotonic()))
+            except TimeoutError:
+                await asyncio.to_thread(self.release, job)  # at once: another worker may send it now
+                return
+            try:
+                await self.deliver(job, c)
+            finally:
+                gate.release()
 
         if client is not None:
             await asyncio.gather(*(one(j, client) for j in jobs))
@@ -279,11 +326,14 @@ class Engine:
     async def run(self, stop: asyncio.Event) -> None:
         """Passes until ``stop`` is set; an idle pass waits ``poll_s``. A pass that fails (the
         database away) is logged and the next one tries again."""
+        last_depth = -self.config.poll_s
         async with self.client() as client:
             while not stop.is_set():
                 try:
                     handled = await self.run_once(client)
-                    self.observer.queue_depth(await asyncio.to_thread(self.pending))
+                    if time.monotonic() - last_depth >= self.config.poll_s:
+                        last_depth = time.monotonic()
+                        self.observer.queue_depth(await asyncio.to_thread(self.pending))
                 except Exception:  # the loop outlives any one pass
                     log.exception("delivery pass failed")
                     handled = 0

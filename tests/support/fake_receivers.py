@@ -48,8 +48,12 @@ class Receiver:
     port: int = 0
     received: list[Received] = field(default_factory=list)
     accepted: list[Received] = field(default_factory=list)  # what the service took
-    script: list[int | str] = field(default_factory=list)  # next replies: a status, or "hang"
+    # next replies: a status, "hang" (no reply for hang_s), or "drip" (a 200 whose body comes a byte
+    # every drip_s, so that no single read waits long)
+    script: list[int | str] = field(default_factory=list)
     hang_s: float = 3.0
+    drip_s: float = 0.2
+    delay_s: float = 0.0  # every reply waits this long (a slow receiver)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -159,6 +163,10 @@ def receiver(kind: str, secret: str | None = None) -> Iterator[Receiver]:
             if scripted == "hang":
                 time.sleep(fake.hang_s)
                 return
+            if scripted == "drip":
+                self._drip(b'{"ok": true, "padding": "' + b"." * 40 + b'"}')
+                return
+            time.sleep(fake.delay_s)
             if isinstance(scripted, int):
                 status, body = scripted, b'{"error": "scripted"}'
             else:
@@ -171,6 +179,16 @@ def receiver(kind: str, secret: str | None = None) -> Iterator[Receiver]:
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
             self.wfile.write(body)
+
+        def _drip(self, body: bytes) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for i in range(len(body)):
+                self.wfile.write(body[i : i + 1])
+                self.wfile.flush()
+                time.sleep(fake.drip_s)
 
         def log_message(self, *_args: Any) -> None:
             return None

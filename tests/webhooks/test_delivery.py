@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -154,6 +155,64 @@ def test_a_500_and_a_timeout_are_retried_on_the_schedule_with_the_same_delivery_
     assert len(got) == 1 and _deliveries(harness)[0].status == "succeeded"
 
 
+def test_a_reply_dripped_a_byte_at_a_time_is_cut_off_at_the_timeout(harness: Harness, run: Any) -> None:
+    """httpx's timeout bounds each read; the engine bounds the whole send, so a lease set for one
+    timeout is never outlived by a receiver that keeps the connection busy."""
+    with receiver("generic") as fake:
+        _hook(harness, fake)
+        fake.script = ["drip"]  # ~10 s of reply, never 0.2 s without a byte
+        _write(harness)
+        started = time.monotonic()
+        assert run(timeout_s=1.0) == 1
+        took = time.monotonic() - started
+    [delivery] = _deliveries(harness)
+    assert delivery.status == "pending" and delivery.last_error == "timed out after 1 s"
+    assert took < 5, took
+
+
+def test_two_workers_with_a_slow_receiver_send_each_delivery_once(harness: Harness) -> None:
+    """Two engines on one database, a receiver that takes 0.4 s a reply, and a lease of 2.5 s: a
+    worker claims only what it sends at once, so nothing it claimed waits past its lease for
+    another worker to take too (claiming 16 and sending them two at a time would take 3.2 s)."""
+    real = lambda: datetime.now(UTC)  # noqa: E731 - leases must run out in real time here
+    config = engine.EngineConfig(allow_private=True, timeout_s=1.0, lease=timedelta(seconds=2.5), concurrency=2)
+    with receiver("generic") as fake:
+        _hook(harness, fake)
+        for i in range(16):
+            _write(harness, title=f"任务{i}")
+        fake.delay_s = 0.4
+
+        async def drain(worker: engine.Engine) -> None:
+            deadline = time.monotonic() + 30
+            while len(fake.accepted) < 16 and time.monotonic() < deadline:
+                if await worker.run_once() == 0:
+                    await asyncio.sleep(0.05)
+
+        async def both() -> None:
+            workers = [engine.Engine(harness.state.session, real, config) for _ in range(2)]
+            await asyncio.gather(*(drain(w) for w in workers))
+
+        asyncio.run(both())
+        time.sleep(0.5)  # a second copy would be on its way by now
+        ids = [r.headers["x-suikou-delivery"] for r in fake.received]
+    assert len(ids) == len(set(ids)) == 16
+    assert [d.status for d in _deliveries(harness)] == ["succeeded"] * 16
+
+
+def test_a_claim_that_would_outlive_its_lease_is_handed_back_unsent(harness: Harness, clock: Clock) -> None:
+    """A send may take timeout_s; one that can't start with that much of its lease left is not
+    started (here every one: a lease shorter than the timeout, which the settings refuse)."""
+    with receiver("generic") as fake:
+        _hook(harness, fake)
+        _write(harness)
+        short = _engine(harness, clock, timeout_s=2.0, lease=timedelta(seconds=1))
+        assert asyncio.run(short.run_once()) == 1
+        [delivery] = _deliveries(harness)
+        assert fake.received == [] and (delivery.lease_token, delivery.attempts) == (None, 0)  # no attempt spent
+        assert asyncio.run(_engine(harness, clock).run_once()) == 1
+        assert len(fake.received) == 1 and _deliveries(harness)[0].status == "succeeded"
+
+
 def test_after_the_last_attempt_it_is_failed_and_redelivery_starts_again(
     harness: Harness, run: Any, clock: Clock
 ) -> None:
@@ -226,3 +285,11 @@ def test_bot_messages_in_english_and_for_late_reminders() -> None:
         "⏰ Reminder: Send report (due Thu Dec 3, 15:00) (a late reminder, meant for Thu Dec 3, 14:30)",
     )
     assert json.loads(kinds.render("wecom", "https://x/y", None, env, now=0).body)["msgtype"] == "text"
+
+
+def test_a_lease_shorter_than_a_send_is_refused_at_start() -> None:
+    from app.settings import Settings
+
+    with pytest.raises(ValueError, match="delivery_lease_s"):
+        Settings(_env_file=None, webhook_timeout_s=30, delivery_lease_s=20)  # type: ignore[call-arg]
+    assert Settings(_env_file=None, webhook_timeout_s=30, delivery_lease_s=35).delivery_lease_s == 35  # type: ignore[call-arg]

@@ -35,8 +35,8 @@ def _env(url: str, **extra: str) -> dict[str, str]:
         SUIKOU_DATABASE_URL=url,
         SUIKOU_WEBHOOK_ALLOW_PRIVATE="true",
         SUIKOU_WORKER_POLL_S="0.05",
-        SUIKOU_DELIVERY_LEASE_S="2",
-        SUIKOU_WEBHOOK_TIMEOUT_S="8",
+        SUIKOU_DELIVERY_LEASE_S="7",  # the shortest the settings allow for the timeout below
+        SUIKOU_WEBHOOK_TIMEOUT_S="2",
         **extra,
     )
     return env
