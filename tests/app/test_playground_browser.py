@@ -231,7 +231,11 @@ def test_a_refusal_that_arrives_after_the_right_key_does_not_ask_again(browser: 
     page.locator("#keyMessage", has_text="API key 不正确").wait_for()
     page.fill("#input", "来一个简单的任务")
     page.press("#input", "Enter")
-    page.wait_for_function("() => document.querySelector('.turn-bot') !== null")
+    # The handler runs when Playwright next dispatches events: wait on it, not on the page.
+    for _ in range(500):
+        if held:
+            break
+        page.wait_for_timeout(20)
     assert len(held) == 1
     page.fill("#keyInput", key)
     page.press("#keyInput", "Enter")
