@@ -51,6 +51,11 @@ class ChangeList(BaseModel):
 class Reverted(BaseModel):
     change: ChangeOut
     already: bool = Field(description="The change had been undone before: nothing changed now.")
+    reverted: list[int] = Field(
+        default_factory=list,
+        description="Every change this revert took back: the change itself, or all of an import's (an import "
+        "is reverted whole by any of its changes).",
+    )
 
 
 def _out(row: changes.ChangeRow, telling: changes.Telling) -> ChangeOut:
@@ -101,12 +106,18 @@ def revert(
     attempt: AttemptDep,
     lang: Lang = "zh",
 ) -> Reverted:
-    """Takes the change back by its own inverse (later edits to other fields are kept). A second revert
-    changes nothing and says `already`; another user's change is a 404."""
+    """Takes the change back by its own inverse (later edits to other fields are kept); a change of an
+    import takes the whole import back. A second revert changes nothing and says `already`; another
+    user's change is a 404."""
     assert user.id is not None
     now = state.clock()
     with writes.writing(state.session, attempt.author(user.id, now)) as w:
-        undone = changes.Undone.from_dict(w.prior) if w.copy else w.revert([change_id])
+        if w.copy:
+            undone = changes.Undone.from_dict(w.prior)
+        else:
+            undone = w.revert(changes.batch_of(w.session, user.id, change_id))
     if not undone.changes:
         raise NotFound(f"No change with id {change_id}.", param="change_id")
-    return Reverted(change=_out(undone.changes[0], _telling(tz, now, lang)), already=undone.already)
+    asked = next((c for c in undone.changes if c.id == change_id), undone.changes[0])
+    taken = [] if undone.already else sorted(c.id for c in undone.changes)
+    return Reverted(change=_out(asked, _telling(tz, now, lang)), already=undone.already, reverted=taken)

@@ -343,12 +343,26 @@ def is_json(content_type: str | None) -> bool:
     return parsed.get_content_maintype() == "application" and (subtype == "json" or subtype.endswith("+json"))
 
 
-class BodyGate:
-    """Buffers each request body up to `limit_for(path)` bytes, then hands it to the app."""
+# What a file upload (POST /import) may be sent as, besides JSON.
+FILE_TYPES = frozenset({"text/csv", "text/plain", "text/calendar", "application/octet-stream", "application/csv"})
 
-    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int]) -> None:
+
+def is_file_type(content_type: str | None) -> bool:
+    if not content_type:
+        return False
+    parsed = Message()
+    parsed["content-type"] = content_type
+    return parsed.get_content_type() in FILE_TYPES or is_json(content_type)
+
+
+class BodyGate:
+    """Buffers each request body up to `limit_for(path)` bytes, then hands it to the app. Bodies are
+    JSON, but on `file_paths` a file's text (CSV, iCalendar) too."""
+
+    def __init__(self, app: ASGIApp, limit_for: Callable[[str], int], file_paths: frozenset[str] = frozenset()) -> None:
         self.app = app
         self.limit_for = limit_for
+        self.file_paths = file_paths
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -360,7 +374,13 @@ class BodyGate:
         if declared.isdigit() and int(declared) > limit:
             raise _too_large(limit)  # refused before a byte of it is read
         body = await read_body(receive, limit)
-        if body and not is_json(headers.get("content-type")):
+        kind = headers.get("content-type")
+        if scope["path"] in self.file_paths:
+            if body and not is_file_type(kind):
+                raise UnsupportedMediaType(
+                    f"Unsupported Content-Type; send the file as one of {', '.join(sorted(FILE_TYPES))}."
+                )
+        elif body and not is_json(kind):
             raise UnsupportedMediaType("Unsupported Content-Type; send the request body as application/json.")
         await self.app(scope, replay(body, receive), send)
 

@@ -12,7 +12,19 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from pydantic import BaseModel
 
-from app import api_changes, api_chat, api_tasks, api_webhooks, apidocs, deliveries, playground, ratelimit, readiness
+from app import (
+    api_calendar,
+    api_changes,
+    api_chat,
+    api_exchange,
+    api_tasks,
+    api_webhooks,
+    apidocs,
+    deliveries,
+    playground,
+    ratelimit,
+    readiness,
+)
 from app.deps import TIMEZONE_HEADER, TIMEZONE_SCHEMA, zone_names
 from app.errors import BodyGate, ErrorBoundary, error_responses, install_error_handlers
 from app.guard import SAFE_METHODS, RequestGuard, mcp_transport_security, policy_for
@@ -88,9 +100,13 @@ def create_app(
     )
     install_error_handlers(app)
     app.include_router(api_chat.router, **ratelimit.route_options(settings, chat=True))
+    # Before /tasks: /tasks/export is not a task id.
+    app.include_router(api_exchange.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_changes.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_webhooks.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(api_calendar.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(api_calendar.open_router)
     app.include_router(readiness.router)
     # POST /mcp; one server per app: a session manager runs once
     mcp_sessions = mount_mcp(app, mcp_transport_security(guard), state.pipeline.registry if state else None)
@@ -103,7 +119,7 @@ def create_app(
 
     # Added last is outermost: the boundary also answers for what the gate refuses; the guard
     # refuses a foreign Host or a cross-origin write before a byte of its body is read.
-    app.add_middleware(BodyGate, limit_for=partial(body_limit, settings))
+    app.add_middleware(BodyGate, limit_for=partial(body_limit, settings), file_paths=api_exchange.FILE_PATHS)
     app.add_middleware(RequestGuard, policy=guard)
     app.add_middleware(ErrorBoundary)
     if tracing is not None:
@@ -115,6 +131,8 @@ def create_app(
 
 
 def body_limit(settings: Settings, path: str) -> int:
+    if path in api_exchange.FILE_PATHS:
+        return settings.max_import_bytes
     return settings.max_chat_body_bytes if path in api_chat.CHAT_PATHS else settings.max_body_bytes
 
 

@@ -131,6 +131,22 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(
         default=1024 * 1024, ge=1024, description="Largest request body; larger ones are refused with a 413."
     )
+    max_import_bytes: int = Field(
+        default=5 * 1024 * 1024,
+        ge=1024,
+        le=5 * 1024 * 1024,
+        description="Largest file POST /import takes (at most 5 MB and 10,000 rows: one import is one transaction).",
+    )
+    public_url: str | None = Field(
+        default=None,
+        description="The address clients reach this server at (e.g. https://tasks.example.com behind a proxy): "
+        "calendar subscribe links are made with it; unset, with the address the request came to.",
+    )
+    calendar_events: bool = Field(
+        default=False,
+        description="The calendar feed also gives each task with a deadline as an all-day event, for calendar "
+        "apps that don't show tasks (VTODO); a feed's ?events= overrides it.",
+    )
     max_chat_body_bytes: int = Field(
         default=16 * 1024 * 1024,
         ge=1024,

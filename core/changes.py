@@ -258,6 +258,21 @@ def undo(session: Session, *, user_id: int, change_ids: Sequence[int], now: date
     return Undone(done, already=False, missing=missing)
 
 
+BATCH_SURFACES = ("import:",)  # turn keys whose changes are taken back together
+
+
+def batch_of(session: Session, user_id: int, change_id: int) -> list[int]:
+    """The changes one revert of ``change_id`` takes back: itself, or every change of its import
+    (an import is one change to the person who made it, however many tasks it wrote)."""
+    row = session.exec(
+        select(TaskChange.turn_key).where(col(TaskChange.user_id) == user_id, col(TaskChange.id) == change_id)
+    ).first()
+    if row is None or not row.startswith(BATCH_SURFACES):
+        return [change_id]
+    stmt = select(TaskChange.id).where(col(TaskChange.user_id) == user_id, col(TaskChange.turn_key) == row)
+    return sorted(int(i) for i in session.exec(stmt) if i is not None)
+
+
 def _announce(
     session: Session, user_id: int, change: TaskChange, effect: Effect, was: Task | None, now: datetime
 ) -> None:
@@ -284,6 +299,7 @@ __all__ = [
     "Effect",
     "Telling",
     "Undone",
+    "batch_of",
     "change_row",
     "kind_of",
     "kinds",

@@ -1,7 +1,7 @@
 """SQLModel tables and the API-facing Create/Update/Public shapes.
 
 Tables (brief §1): ``users``, ``api_keys``, ``tasks``; and ``task_title_grams``, ``task_changes``,
-``write_attempts``, ``service_secrets`` (below, with their modules).
+``write_attempts``, ``service_secrets``, ``calendar_links`` (below, with their modules).
 
 Datetimes
 ---------
@@ -700,6 +700,22 @@ class Delivery(SQLModel, table=True):
     late: bool = Field(default=False, nullable=False)
     created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
     delivered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class CalendarLink(SQLModel, table=True):
+    """A subscribe link to a user's calendar feed (``/calendar/<token>.ics``, for calendar apps that
+    can't send a header): the token's SHA-256 (the token itself is shown once), the zone the feed
+    shows times in, and whether it adds all-day events. Revoking deletes the row (docs/fdr/0039)."""
+
+    __tablename__ = "calendar_links"
+    __table_args__ = (sa.Index("ux_calendar_links_token_hash", "token_hash", unique=True),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False, index=True)
+    token_hash: str = Field(max_length=64, nullable=False)
+    timezone: str = Field(max_length=64, nullable=False)
+    events: bool = Field(default=False, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
 
 
 # ---------------------------------------------------------------------------------------------

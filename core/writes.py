@@ -125,6 +125,20 @@ class Writer:
             self.created.append(task)
         return task
 
+    def bring(self, data: TaskCreate, key: str, *, done_at: datetime | None = None) -> Task | None:
+        """A task brought from a file (an import), keyed by its row: the same row brought again creates
+        nothing (None). ``done_at``: it arrives completed, at that moment."""
+        self._check()
+        task, created = store.create_task(self.session, self.by.user_id, data, now=self.by.now, source_key=key)
+        if not created:
+            return None
+        if done_at is not None:
+            store.apply_completion(self.session, task, True, now=done_at)
+            task.updated_at = self.by.now
+        self._log("create", task, None)
+        self.created.append(task)
+        return task
+
     def update(self, task: Task, data: TaskUpdate) -> int | None:
         """Sets the fields given in ``data``; the change id, or None when nothing changed.
 

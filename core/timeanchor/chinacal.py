@@ -9,6 +9,7 @@ fixed statutory days (FALLBACK_*) and callers say so (schedule_known).
 
 from __future__ import annotations
 
+import hashlib
 from datetime import date, timedelta
 from functools import lru_cache
 from typing import Any
@@ -103,6 +104,15 @@ def clear_added() -> None:
     _ADDED_YEARS.clear()
     for cached in (fallback_holidays, holiday_period, _runs):
         cached.cache_clear()
+
+
+def data_version() -> str:
+    """Which statutory schedules this process knows (the library's and the added years): a workday
+    rule's days change with it, so what caches them (the calendar feed's ETag) names it."""
+    from importlib.metadata import version
+
+    added = hashlib.sha256(repr(sorted(_ADDED_OFF.items()) + sorted(_ADDED_ON.items())).encode()).hexdigest()[:12]
+    return f"{version('chinese-calendar')}+{added}"
 
 
 def _cc() -> Any:
