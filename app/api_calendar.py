@@ -76,15 +76,23 @@ def _shown(user_id: int, now: datetime) -> sa.ColumnElement[bool]:
     return sa.and_(col(Task.user_id) == user_id, or_(col(Task.is_completed).is_(False), recent))
 
 
+# What a task's VTODO is made of: the ETag hashes these (not only updated_at, which two edits in
+# one clock tick share), and no task is built for a 304.
+_RENDERED = (
+    Task.id, Task.title, Task.priority_group, Task.deadline_at, Task.is_completed, Task.completed_at,
+    Task.recurrence, Task.reminders, Task.updated_at,
+)  # fmt: skip
+
+
 def _validator(session: Session, user_id: int, now: datetime, key: str) -> tuple[str, datetime]:
-    """The feed's ETag and Last-Modified, from the shown tasks' ids and update times (a deletion
-    changes the set, a change's time the date): no task is built for a 304."""
-    stamps = session.exec(select(Task.id, Task.updated_at).where(_shown(user_id, now)).order_by(col(Task.id))).all()
+    """The feed's ETag (the shown tasks' rendered fields: an edit or a deletion changes it) and
+    Last-Modified (the newest update or change)."""
+    rows = session.exec(select(*_RENDERED).where(_shown(user_id, now)).order_by(col(Task.id))).all()
     digest = hashlib.sha256(f"{ics.FORMAT_VERSION}|{chinacal.data_version()}|{key}".encode())
-    for task_id, updated in stamps:
-        digest.update(f"{task_id}:{updated.timestamp()};".encode())
+    for row in rows:
+        digest.update(repr(tuple(row)).encode())
     last = session.exec(select(sa.func.max(TaskChange.created_at)).where(col(TaskChange.user_id) == user_id)).one()
-    newest = max([u for _, u in stamps] + ([last] if isinstance(last, datetime) else []), default=None)
+    newest = max([r[-1] for r in rows] + ([last] if isinstance(last, datetime) else []), default=None)
     moment = (newest or datetime(2000, 1, 1, tzinfo=UTC)).astimezone(UTC).replace(microsecond=0)
     return f'"{digest.hexdigest()[:32]}"', moment
 
