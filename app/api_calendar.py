@@ -78,16 +78,16 @@ def _shown(user_id: int, now: datetime) -> sa.ColumnElement[bool]:
 
 # What a task's VTODO is made of: the ETag hashes these (not only updated_at, which two edits in
 # one clock tick share), and no task is built for a 304.
-_RENDERED = (
-    Task.id, Task.title, Task.priority_group, Task.deadline_at, Task.is_completed, Task.completed_at,
-    Task.recurrence, Task.reminders, Task.updated_at,
-)  # fmt: skip
+_RENDERED = [
+    col(c) for c in (Task.id, Task.title, Task.priority_group, Task.deadline_at, Task.is_completed,
+                     Task.completed_at, Task.recurrence, Task.reminders, Task.updated_at)
+]  # fmt: skip
 
 
 def _validator(session: Session, user_id: int, now: datetime, key: str) -> tuple[str, datetime]:
     """The feed's ETag (the shown tasks' rendered fields: an edit or a deletion changes it) and
     Last-Modified (the newest update or change)."""
-    rows = session.exec(select(*_RENDERED).where(_shown(user_id, now)).order_by(col(Task.id))).all()
+    rows = session.execute(sa.select(*_RENDERED).where(_shown(user_id, now)).order_by(col(Task.id))).all()
     digest = hashlib.sha256(f"{ics.FORMAT_VERSION}|{chinacal.data_version()}|{key}".encode())
     for row in rows:
         digest.update(repr(tuple(row)).encode())

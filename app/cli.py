@@ -1,4 +1,5 @@
-"""The `suikou` command line: serve, migrate, ask, doctor, explain, demo, mcp, apikey.
+"""The `suikou` command line: serve, migrate, ask, doctor, explain, demo, import, export, mcp, apikey,
+worker, webhook.
 
 Start-up time matters here (`suikou ask` is a whole process per question), so each command
 imports what it needs inside its function: `ask` loads neither the web app (FastAPI) nor alembic
@@ -12,8 +13,9 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import datetime
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 from zoneinfo import ZoneInfo
 
 import typer
@@ -23,6 +25,8 @@ if TYPE_CHECKING:
 
     from app.settings import Settings
     from app.state import AppState
+    from core.models import Task
+    from exchange.importer import Summary
 
 # Plain (click) help, not typer's rich panels: typer 0.29's panels label every flag `<bool>` as if it
 # took a value (`--migrate <bool>`, even `--help <bool>`); click's own layout shows `--migrate` and
@@ -40,6 +44,13 @@ UserOption = Annotated[str, typer.Option("--user", help="Whose webhooks (local: 
 
 NowOption = Annotated[str | None, typer.Option("--now", help="ISO time to treat as now (default: the clock).")]
 TzOption = Annotated[str | None, typer.Option("--tz", help="User timezone (default: SUIKOU_TIMEZONE).")]
+# import/export: the same choices as POST /import?source= and GET /tasks/export?format= (exchange/).
+SourceName = Literal["ticktick", "todoist", "suikou"]
+ExportFormat = Literal["json", "csv", "ics"]
+ZoneOption = Annotated[
+    str | None,
+    typer.Option("--timezone", "--tz", help="Timezone of the file's local times (default: SUIKOU_TIMEZONE)."),
+]
 
 
 def _started() -> None:
@@ -441,6 +452,148 @@ def demo(
         typer.echo(f"User {user!r} already has tasks; nothing added.")
 
 
+@cli.command("import")
+def import_command(
+    file: Annotated[Path, typer.Argument(exists=True, dir_okay=False, readable=True, help="The exported file.")],
+    source: Annotated[
+        SourceName,
+        typer.Option(help="ticktick: its backup CSV; todoist: a project's CSV template; suikou: `suikou export`."),
+    ],
+    user: Annotated[str, typer.Option(help="Whose tasks they become (created if missing).")],
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Read and count, write nothing.")] = False,
+    timezone: ZoneOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Import a TickTick, Todoist or Suikou export as USER's tasks, in one change (one revert undoes it).
+
+    Rows imported before are skipped, so the same file twice creates nothing new. A malformed file
+    is `error: row N, column C: ...` and exit 1, with nothing written.
+    """
+    import json
+
+    from core import writes
+    from exchange import importer
+    from exchange.rows import BadFile
+
+    if not user.strip():
+        _refuse("--user must name someone.")
+    settings = get_settings()
+    zone = _zone(timezone or settings.timezone)
+    data = _read_bytes(file)
+    now = datetime.now(UTC)
+    try:
+        parsed = importer.parse(data, source, tz=zone, now=now)
+        with _database(settings) as sessions:
+            by = writes.author(_importer_id(sessions, user, dry_run=dry_run), now, "import")
+            summary = importer.run(sessions, by, parsed, source, tz=zone, dry_run=dry_run)
+    except BadFile as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from None
+    typer.echo(json.dumps(summary.as_dict(), ensure_ascii=False) if as_json else _import_report(summary, user))
+
+
+def _zone(name: str) -> str:
+    """``name`` if it is an IANA timezone, else exit 2 saying so."""
+    try:
+        ZoneInfo(name)
+    except (KeyError, ValueError):  # ZoneInfoNotFoundError is a KeyError
+        _refuse(f"Unknown timezone {name!r} (an IANA name such as Asia/Shanghai).")
+    return name
+
+
+def _read_bytes(file: Path) -> bytes:
+    try:
+        return file.read_bytes()
+    except OSError as exc:
+        _refuse(f"Cannot read {file}: {exc.strerror or exc}")
+
+
+def _importer_id(sessions: Callable[[], Session], user: str, *, dry_run: bool) -> int:
+    """The user's id, the user created if missing; a dry run creates no one (a user who is not
+    there yet has no tasks, so no row is a duplicate: id 0 matches none)."""
+    if not dry_run:
+        return _user_id(sessions, user)
+    from core.accounts import get_user
+
+    with sessions() as session:
+        found = get_user(session, user.strip())
+    return found.id if found is not None and found.id is not None else 0
+
+
+def _counts(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} {n}" for name, n in counts.items())
+
+
+def _import_report(summary: Summary, user: str) -> str:
+    """The summary as a person reads it: created, skipped by reason, values not kept, how to undo."""
+    verb = "Would import" if summary.dry_run else "Imported"
+    tasks = "task" if summary.created == 1 else "tasks"
+    skipped = f" ({summary.skipped} skipped: {_counts(summary.by_reason)})" if summary.skipped else ""
+    lines = [f"{verb} {summary.created} {tasks} for {user}{skipped}."]
+    if summary.not_kept:
+        lines.append(f"Not kept (Suikou has no field for them yet): {_counts(summary.not_kept)}.")
+    if summary.change_ids:
+        lines.append(
+            f"Undo: POST /changes/{summary.change_ids[0]}/revert (any of its changes takes the whole import back)."
+        )
+    return "\n".join(lines)
+
+
+@cli.command()
+def export(
+    user: Annotated[str, typer.Option(help="Whose tasks.")],
+    fmt: Annotated[
+        ExportFormat,
+        typer.Option(
+            "--format", help="json or csv (`suikou import --source suikou` reads them back), or ics (iCalendar)."
+        ),
+    ] = "json",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", dir_okay=False, help="Write to this file (default: stdout).")
+    ] = None,
+    timezone: ZoneOption = None,
+) -> None:
+    """Write USER's tasks as JSON, CSV or iCalendar: open and completed, repetition and reminders included."""
+    settings = get_settings()
+    zone = _zone(timezone or settings.timezone)
+    with _database(settings) as sessions:
+        body = _render(_tasks_of(sessions, user), fmt, zone)
+    if output is None:
+        sys.stdout.buffer.write(body)
+        sys.stdout.buffer.flush()
+        return
+    try:
+        output.write_bytes(body)
+    except OSError as exc:
+        typer.echo(f"error: cannot write {output}: {exc.strerror or exc}", err=True)
+        raise typer.Exit(1) from None
+
+
+def _tasks_of(sessions: Callable[[], Session], user: str) -> list[Task]:
+    """The user's tasks by id; an unknown user is an error (exit 1)."""
+    from sqlmodel import col, select
+
+    from core.accounts import get_user
+    from core.models import Task
+
+    with sessions() as session:
+        found = get_user(session, user.strip())
+        if found is None:
+            typer.echo(f"error: no user {user!r}.", err=True)
+            raise typer.Exit(1)
+        return list(session.exec(select(Task).where(col(Task.user_id) == found.id).order_by(col(Task.id))))
+
+
+def _render(tasks: list[Task], fmt: ExportFormat, zone: str) -> bytes:
+    from exchange import ics, native
+
+    if fmt == "ics":
+        return ics.render(tasks, tz=zone)
+    if fmt == "csv":
+        return native.to_csv(tasks, tz=zone)
+    return native.to_json(tasks, tz=zone, now=datetime.now(UTC))
+
+
 @cli.command()
 def mcp(
     user: Annotated[str, typer.Option(help="Act as this user (created if missing).")] = "local",
@@ -470,8 +623,9 @@ def _keyless_mode_ends_warning(user: str) -> str:
         "Warning: this is the first API key, so keyless mode ends now.",
         "From now on every request needs 'Authorization: Bearer <key>' (without a valid key: 401), except"
         " /healthz, /readyz, the playground page (/ and /playground, which asks for the key) and the API"
-        " reference (/docs, /openapi.json), none of which shows a task. Revoking keys later does not bring"
-        " keyless mode back.",
+        " reference (/docs, /openapi.json), none of which shows a task, and calendar subscribe links"
+        " (/calendar/{token}.ics), which show their owner's tasks to whoever has the link's secret token (revoking"
+        " the link closes it). Revoking keys later does not bring keyless mode back.",
     ]
     if user == LOCAL_USER:
         lines.append(

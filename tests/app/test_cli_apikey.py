@@ -118,7 +118,7 @@ def test_the_warning_names_exactly_the_routes_that_stay_open(service: Harness) -
     _, stderr = create()
     with service.client() as client:
         still_open = open_routes(client)
-    named = set(re.findall(r"(?<![\w/])/[\w./-]*", stderr))
+    named = set(re.findall(r"(?<![\w/])/[\w./{}-]*", stderr))
     # The reference page's own scripts and styles come with /docs.
     assert {path for path in still_open if not path.startswith("/docs/")} == named, stderr
     assert {"/healthz", "/readyz", "/"} <= named and "/metrics" not in named and "/mcp" not in named

@@ -38,7 +38,9 @@ def _import(c: TestClient, data: bytes, source: str, **params: Any) -> dict[str,
 
 
 def _titles(c: TestClient) -> list[str]:
-    return sorted(t["title"] for t in c.get("/tasks", params={"limit": 100, "include_completed": "true"}).json()["items"])
+    return sorted(
+        t["title"] for t in c.get("/tasks", params={"limit": 100, "include_completed": "true"}).json()["items"]
+    )
 
 
 def test_a_dry_run_says_what_it_would_do_and_writes_nothing(harness: Harness, client: TestClient) -> None:
@@ -86,7 +88,9 @@ def test_a_retry_with_the_idempotency_key_answers_as_the_first(harness: Harness,
 
 def test_ticktick_semantics_survive_the_http_path(client: TestClient) -> None:
     _import(client, TICKTICK, "ticktick")
-    tasks = {t["title"]: t for t in client.get("/tasks", params={"limit": 100, "include_completed": "true"}).json()["items"]}
+    tasks = {
+        t["title"]: t for t in client.get("/tasks", params={"limit": 100, "include_completed": "true"}).json()["items"]
+    }
     renew = tasks["Renew passport 护照续签"]  # all day, 2026-12-09T23:00Z in Berlin is 10 December
     assert renew["deadline_at"].startswith("2026-12-10T22:59:59")
     slides = tasks["准备周会 slides"]
@@ -181,7 +185,9 @@ def test_the_export_shapes(client: TestClient) -> None:
     assert doc["format"] == "suikou-tasks" and len(doc["tasks"]) == 7
     weekly = next(t for t in doc["tasks"] if t["title"] == "交周报")
     assert weekly["recurrence"]["text"].startswith("每周一") and weekly["reminders"] == [{"before": "PT30M"}]
-    rows = list(csv.DictReader(io.StringIO(client.get("/tasks/export", params={"format": "csv"}).text.lstrip("\ufeff"))))
+    rows = list(
+        csv.DictReader(io.StringIO(client.get("/tasks/export", params={"format": "csv"}).text.lstrip("\ufeff")))
+    )
     assert len(rows) == 7 and {"id", "title", "recurrence_rule", "reminders"} <= set(rows[0])
     cal = icalendar.Calendar.from_ical(client.get("/tasks/export", params={"format": "ics"}).content)
     assert len(cal.walk("VTODO")) == 7
@@ -196,4 +202,7 @@ def test_export_is_only_the_callers_and_only_read(harness: Harness) -> None:
         assert c.get("/tasks/export").status_code == 401
         refused = c.delete("/tasks/export", headers={"Authorization": f"Bearer {bob}"})
         assert refused.status_code == 405 and refused.headers["allow"] == "GET"
-        assert c.get("/tasks/export", params={"format": "xml"}, headers={"Authorization": f"Bearer {bob}"}).status_code == 400
+        assert (
+            c.get("/tasks/export", params={"format": "xml"}, headers={"Authorization": f"Bearer {bob}"}).status_code
+            == 400
+        )
