@@ -18,7 +18,7 @@ from sqlmodel import Session, col, or_, select
 
 from app.api_tasks import INT32_MAX
 from app.deps import CurrentUser, SessionDep, StateDep, TimezoneDep
-from app.errors import BadRequest, NotFound, error_responses
+from app.errors import ApiError, NotFound, error_responses
 from app.state import AppState
 from core.models import CalendarLink, Task, TaskChange
 from core.timeanchor import chinacal
@@ -42,6 +42,11 @@ _FEED_DOC: dict[int | str, dict[str, Any]] = {
     },
     304: {"description": "Not modified since the ETag (If-None-Match) or date (If-Modified-Since) sent."},
 }
+
+
+class TooManyLinks(ApiError):
+    status = 409  # a conflict with the links the user has: revoke one first
+    code = "too_many_links"
 
 
 class LinkCreate(BaseModel):
@@ -140,7 +145,7 @@ async def calendar(
 @open_router.get(
     "/calendar/{token}.ics",
     response_class=Response,
-    responses={**_FEED_DOC, **error_responses(404, 500, 503)},
+    responses={**_FEED_DOC, **error_responses(400, 404, 500, 503)},
 )
 async def calendar_by_link(
     request: Request,
@@ -169,7 +174,7 @@ async def calendar_by_link(
     "/calendar/links",
     response_model=LinkCreated,
     status_code=status.HTTP_201_CREATED,
-    responses=error_responses(400, 401, 413, 415, 500, 503),
+    responses=error_responses(400, 401, 409, 413, 415, 500, 503),
 )
 def create_link(
     request: Request,
@@ -184,7 +189,7 @@ def create_link(
     try:
         made = links.make(session, user.id, timezone=tz, events=(body or LinkCreate()).events, now=state.clock())
     except links.TooMany as exc:
-        raise BadRequest(str(exc), param=None) from exc
+        raise TooManyLinks(str(exc), param=None) from exc
     base = (state.settings.public_url or str(request.base_url)).rstrip("/")
     return LinkCreated(**_out(made.link).model_dump(), url=f"{base}/calendar/{made.token}.ics")
 
