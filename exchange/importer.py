@@ -84,7 +84,7 @@ def _create(row: Row, tz: str) -> TaskCreate:
     zone = row.timezone or tz
     try:
         rule = None
-        if row.rule is not None and row.deadline_at is not None:
+        if row.rule is not None and row.deadline_at is not None and not row.completed:  # a done series is over
             start = row.rule_start or row.deadline_at
             rule = recurrence.make(row.rule, start=start, tz=zone).to_ical()
         specs = [reminderspec.Spec(before=b) for b in row.reminders if row.deadline_at is not None]
