@@ -107,6 +107,8 @@ def read(text: str, *, tz: str, now: datetime) -> Parsed:
     parsed = Parsed()
     seen: Counter[tuple[str, str, str]] = Counter()
     for line, values in records[1:]:
+        if values and values[0].strip().lower() == "meta":
+            continue  # the project's view setting (meta,view_style=list|board): about no task
         result = _row(Record.of(line, header, values), tz=tz, now=now, seen=seen)
         if isinstance(result, Row):
             parsed.rows.append(result)

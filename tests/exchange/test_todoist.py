@@ -332,3 +332,18 @@ def test_arbitrary_cells_parse_or_are_a_bad_file(cells: dict[str, str]) -> None:
         assert isinstance(read(template(cells)), Parsed)
     except BadFile as err:
         assert err.row == 2
+
+
+def test_the_view_setting_row_and_blank_rows_of_a_real_export_are_no_rows() -> None:
+    text = (
+        "TYPE,CONTENT,DESCRIPTION,IS_COLLAPSED,PRIORITY,INDENT,AUTHOR,RESPONSIBLE,DATE,DATE_LANG,TIMEZONE,"
+        "DURATION,DURATION_UNIT,DEADLINE,DEADLINE_LANG\n"
+        "meta,view_style=board,,,,,,,,,,,,,\n"
+        ",,,,,,,,,,,,,,\n"
+        "task,整理书架,,,2,1,Wen (1234),,2026-12-12,en,Asia/Shanghai,,,,\n"
+        ",,,,,,,,,,,,,,\n"
+        "section,Reading,,False,,,,,,,,,,,\n"
+    )
+    parsed = todoist.read(text, tz="Asia/Shanghai", now=NOW)
+    assert [r.title for r in parsed.rows] == ["整理书架"]
+    assert [s.reason for s in parsed.skipped] == ["section"]
