@@ -151,6 +151,8 @@ def _task_line(task: dict[str, Any]) -> str:
     for reminder in task.get("reminders") or []:
         lead = f" ({reminder['before']} before the deadline)" if reminder.get("before") else ""
         parts.append(f"reminds {reminder.get('at') or 'when it has a deadline'}{lead}")
+    if task.get("estimate_minutes"):
+        parts.append(f"takes about {task['estimate_minutes']} min")
     status = _STATUS[bool(task["is_completed"]), bool(task["overdue"]) and not task["is_completed"]]
     if task.get("completed_at"):
         status += f" {task['completed_at']}"

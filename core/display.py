@@ -83,4 +83,5 @@ def task_record(row: TaskRow, now: datetime, locale: Locale = "zh") -> dict[str,
         "overdue": is_overdue(row.deadline_at, row.is_completed, now),
         "is_completed": row.is_completed,
         "recurrence": rule.model_dump() if rule is not None else None,
+        "estimate_minutes": row.estimate_minutes,
     }

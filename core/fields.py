@@ -26,6 +26,7 @@ SNAPSHOT_FIELDS = (
     "completed_at",
     "recurrence",
     "reminders",
+    "estimate_minutes",
 )
 TIME_FIELDS = ("deadline_at", "urgency_threshold_at", "completed_at")
 # Fields that change together and are put back together: completion is one fact.
@@ -37,6 +38,7 @@ UNITS: tuple[tuple[str, ...], ...] = (
     ("is_completed", "completed_at"),
     ("recurrence",),
     ("reminders",),
+    ("estimate_minutes",),
 )
 
 
@@ -55,6 +57,7 @@ def snapshot(task: Task) -> dict[str, Any]:
         "completed_at": _iso(task.completed_at),
         "recurrence": task.recurrence,
         "reminders": task.reminders,
+        "estimate_minutes": task.estimate_minutes,
     }
 
 

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import titlegrams
+from core import estimates, titlegrams
 from core.display import format_when, group_label
 from core.fields import locked_task, restore_fields, touched
 from core.locale import Locale
@@ -166,6 +166,7 @@ _ROW_FIELDS = (
     "source_key",
     "recurrence",
     "reminders",
+    "estimate_minutes",
 )
 
 
@@ -265,6 +266,7 @@ _BACK: dict[str, tuple[str, str]] = {
     "priority_group": ("改回{value}", "back to {value}"),
     "deadline_at": ("截止改回 {value}", "deadline back to {value}"),
     "urgency_threshold_at": ("紧急时间改回 {value}", "urgent-from back to {value}"),
+    "estimate_minutes": ("预计用时改回{value}", "estimate back to {value}"),
 }
 
 
@@ -273,6 +275,10 @@ def _shown(name: str, value: Any, telling: Telling) -> str:
         return group_label(int(value), telling.locale) if value is not None else telling.when(None)
     if name == "title":
         return _quoted(str(value), telling)
+    if name == "estimate_minutes":
+        return (
+            estimates.text_of(int(value), telling.locale) if value else ("未设" if telling.locale == "zh" else "none")
+        )
     return telling.when(value)
 
 

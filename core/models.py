@@ -64,6 +64,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from core.estimates import ESTIMATE_MAX
 from core.locale import Locale
 from core.reminderspec import duration_text, resolved
 
@@ -202,6 +203,7 @@ def whole_number(value: Any) -> Any:
 
 # JSON bodies are typed strictly: "2" is not a group and "yes" is not a boolean.
 Group = Annotated[int, Strict(), Bounds(ge=1, le=4), BeforeValidator(whole_number)]
+Minutes = Annotated[int, Strict(), Bounds(ge=1, le=ESTIMATE_MAX), BeforeValidator(whole_number)]
 Flag = Annotated[bool, Strict()]
 
 
@@ -239,6 +241,8 @@ class TaskBase(SQLModel):
     priority_group: int = Field(default=2, ge=1, le=4)
     deadline_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     urgency_threshold_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    # How long it takes, in minutes (core.estimates); NULL: not said.
+    estimate_minutes: int | None = Field(default=None, ge=1, le=ESTIMATE_MAX)
 
 
 class Task(TaskBase, table=True):
@@ -321,6 +325,7 @@ class TaskCreateFields(TaskBase):
     priority_group: Group = 2
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
+    estimate_minutes: Minutes | None = None
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -362,6 +367,7 @@ class TaskUpdateFields(SQLModel):
     priority_group: Group | None = None
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
+    estimate_minutes: Minutes | None = None
     is_completed: Flag | None = None
 
     @field_validator("deadline_at", "urgency_threshold_at")
@@ -494,6 +500,7 @@ class TaskPublic(TaskBase):
             priority_group=task.priority_group,
             deadline_at=task.deadline_at,
             urgency_threshold_at=task.urgency_threshold_at,
+            estimate_minutes=task.estimate_minutes,
             is_completed=task.is_completed,
             completed_at=task.completed_at,
             created_at=task.created_at,

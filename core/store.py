@@ -99,6 +99,7 @@ class TaskRow(NamedTuple):
     created_at: datetime
     promoted: bool
     recurrence: str | None = None  # a repeating task's rule, stored form (core.recurrence)
+    estimate_minutes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -206,6 +207,7 @@ def task_row(task: Task, *, now: datetime) -> TaskRow:
         created_at=task.created_at,
         promoted=eff != task.priority_group,
         recurrence=task.recurrence,
+        estimate_minutes=task.estimate_minutes,
     )
 
 
@@ -453,6 +455,7 @@ def _page_select(shape: _Shape, *, one_group: bool, window: sa.BindParameter[int
             col(Task.completed_at),
             col(Task.created_at),
             col(Task.recurrence),
+            col(Task.estimate_minutes),
         )
         .where(*conds)
         .order_by(*_ordering(shape, _TaskColumns(eff)))
@@ -521,7 +524,7 @@ class _Reader:
     def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
         t = self.read_time
         return [
-            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], r[9])  # type: ignore[arg-type]  # created_at is NOT NULL
+            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], r[9], r[10])  # type: ignore[arg-type]  # created_at is NOT NULL
             for r in self.run(kind, **extra)
         ]
 
@@ -711,6 +714,7 @@ def _build_series_page(shape: _SeriesShape) -> sa.Select[Any]:
         first.c.threshold_at,
         t.created_at.label("created_at"),
         t.recurrence.label("recurrence"),
+        t.estimate_minutes.label("estimate_minutes"),
     ).select_from(first.join(_TASKS, t.id == first.c.task_id))
 
 
@@ -722,7 +726,7 @@ def _build_series_window(shape: _SeriesShape) -> sa.Select[Any]:
     p = page.c
     return (
         sa.select(head.c.n, head.c.uncovered, p.id, p.title, p.priority_group, p.eff, p.at, p.threshold_at)
-        .add_columns(p.created_at, p.recurrence)
+        .add_columns(p.created_at, p.recurrence, p.estimate_minutes)
         .select_from(head.outerjoin(page, sa.true()))
         .order_by(*_series_ordering(shape, p.at, p.eff, p.id))
     )
@@ -764,7 +768,7 @@ def _series_indexed(
     counted, walk = int(found[0][0]), int(found[0][1]) > 0
     t = read_time(dialect)
     rows = [
-        TaskRow(r[2], r[3], r[4], r[5], t(r[6]), t(r[7]), False, None, t(r[8]), r[5] != r[4], r[9])  # type: ignore[arg-type]  # at, created_at are NOT NULL
+        TaskRow(r[2], r[3], r[4], r[5], t(r[6]), t(r[7]), False, None, t(r[8]), r[5] != r[4], r[9], r[10])  # type: ignore[arg-type]  # at, created_at are NOT NULL
         for r in found
         if r[2] is not None
     ]
@@ -985,6 +989,7 @@ def create_task(
         "source_key": source_key,
         "recurrence": data.recurrence,
         "reminders": data.reminders,
+        "estimate_minutes": data.estimate_minutes,
     }
     if source_key is None:
         task = Task(**values)

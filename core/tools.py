@@ -93,6 +93,7 @@ class TaskItem(BaseModel):
     recurrence: RecurrencePublic | None = Field(
         default=None, description="A repeating task's rule and its words; null for a one-off."
     )
+    estimate_minutes: int | None = Field(default=None, description="How long it takes, in minutes; null: not said.")
 
 
 class WriteResult(BaseModel):

@@ -6,6 +6,7 @@ One VTODO per task:
   ``DTSTAMP`` (the task's own times, so one state of a task is one text);
 - ``DUE`` with its zone (``TZID`` and a VTIMEZONE), or a ``VALUE=DATE`` for a day-only deadline
   (23:59:59 in the user's zone, as Suikou keeps one);
+- ``ESTIMATED-DURATION`` (RFC 9253) from the estimate;
 - ``PRIORITY`` from the group (:data:`exchange.rows.ICS_PRIORITY`: 1→1, 2→3, 3→7, 4→9);
 - ``STATUS`` ``NEEDS-ACTION`` or ``COMPLETED`` with ``COMPLETED`` and ``PERCENT-COMPLETE:100``;
 - a repeating task: ``DTSTART`` = ``DUE`` (its current occurrence) and an ``RRULE`` clients expand —
@@ -34,6 +35,7 @@ import icalendar
 from icalendar import Alarm, Calendar, Event, Todo
 
 from core import recurrence, reminderspec, series
+from core.estimates import ESTIMATE_MAX
 from core.models import Task
 from exchange.rows import DAY_END, ICS_PRIORITY, BadFile, Parsed, Row, Skip, group_from_ics
 
@@ -91,9 +93,16 @@ def _client_rule(rec: recurrence.Recurrence, due: datetime, all_day: bool) -> st
             return None
         parts["UNTIL"] = _until_text(last[-1], all_day)
     elif "UNTIL" in parts:
-        end = recurrence.occurrences(rec, after=due - timedelta(seconds=1), limit=recurrence.MAX_COUNT)
-        parts["UNTIL"] = _until_text(end[-1], all_day) if end else parts["UNTIL"]
+        parts["UNTIL"] = _until_text(_until_moment(parts["UNTIL"], ZoneInfo(rec.tz)), all_day)
     return ";".join(f"{k}={v}" for k, v in parts.items())
+
+
+def _until_moment(text: str, zone: ZoneInfo) -> datetime:
+    """A stored UNTIL (a date: its whole day; a UTC or local date-time) as a moment in ``zone``."""
+    if len(text) == 8:
+        return datetime.combine(datetime.strptime(text, "%Y%m%d").date(), DAY_END, zone)
+    moment = datetime.strptime(text.rstrip("Z"), "%Y%m%dT%H%M%S")
+    return moment.replace(tzinfo=UTC).astimezone(zone) if text.endswith("Z") else moment.replace(tzinfo=zone)
 
 
 def _until_text(last: datetime, all_day: bool) -> str:
@@ -148,6 +157,8 @@ def _todo(task: Task, tz: str, zones: _Zones) -> Todo:
     todo.add("last-modified", task.updated_at)
     todo.add("summary", task.title)
     todo.add("priority", ICS_PRIORITY[task.priority_group])
+    if task.estimate_minutes:  # RFC 9253's ESTIMATED-DURATION: how long the work takes
+        todo.add("estimated-duration", icalendar.vDuration(timedelta(minutes=task.estimate_minutes)))
     rec = series.rule_of(task) if not task.is_completed else None
     zone = ZoneInfo(rec.tz if rec is not None else tz)
     all_day = task.deadline_at is not None and _day_only(task.deadline_at, zone)
@@ -299,6 +310,7 @@ def _row(todo: Any, line: int, tz: str) -> Row | Skip:
     completed = status == "COMPLETED"
     done_at = _prop(todo, "completed", line)
     not_kept = tuple(n for n in ("description", "categories", "location") if todo.get(n))
+    estimate = _estimate(todo.get("estimated-duration"))
     return Row(
         line=line,
         title=title[:500],
@@ -313,8 +325,19 @@ def _row(todo: Any, line: int, tz: str) -> Row | Skip:
         completed_at=done_at if isinstance(done_at, datetime) and done_at.tzinfo else None,
         reminders=leads,
         reminder_at=moments,
+        estimate_minutes=estimate,
         not_kept=not_kept + (("title",) if len(title) > 500 else ()),
     )
+
+
+def _estimate(prop: Any) -> int | None:
+    """ESTIMATED-DURATION in minutes; None when absent, unreadable or beyond what a task keeps."""
+    try:
+        value = icalendar.vDuration.from_ical(str(prop)) if prop is not None else None
+    except (ValueError, TypeError):
+        return None
+    minutes = int(value.total_seconds() // 60) if isinstance(value, timedelta) else 0
+    return minutes if 1 <= minutes <= ESTIMATE_MAX else None
 
 
 def _line_of(text: str, uid: str, start: int) -> tuple[int, int]:

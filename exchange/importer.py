@@ -96,6 +96,7 @@ def _create(row: Row, tz: str) -> TaskCreate:
             urgency_threshold_at=row.urgency_threshold_at,
             recurrence=rule,
             reminders=reminderspec.stored(specs),
+            estimate_minutes=row.estimate_minutes,
         )
     except recurrence.RuleError as exc:
         raise BadFile(f"the repetition can't be kept: {exc}", row=row.line, column="recurrence") from exc

@@ -8,7 +8,7 @@ A task's record (JSON; CSV has the same columns, ``reminders`` as space-separate
      "all_day": false, "timezone": "Asia/Shanghai", "urgency_threshold_at": null,
      "is_completed": false, "completed_at": null, "created_at": "…", "updated_at": "…",
      "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=MO", "start": "2026-11-30T09:00:00+08:00", "text": "每周一 09:00"},
-     "reminders": [{"before": "PT30M"}]}
+     "reminders": [{"before": "PT30M"}], "estimate_minutes": 60}
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from core import recurrence, reminderspec, series
+from core.estimates import ESTIMATE_MAX
 from core.models import Task
 from exchange import ics
 from exchange.rows import DAY_END, MAX_ROWS, BadFile, Parsed, Row, Skip
@@ -33,7 +34,7 @@ VERSION = 1
 COLUMNS = (
     "id", "title", "priority_group", "deadline_at", "all_day", "timezone", "urgency_threshold_at",
     "is_completed", "completed_at", "created_at", "updated_at", "recurrence_rule", "recurrence_start",
-    "recurrence_text", "reminders",
+    "recurrence_text", "reminders", "estimate_minutes",
 )  # fmt: skip
 
 
@@ -68,6 +69,7 @@ def record(task: Task, *, tz: str) -> dict[str, Any]:
         if rec is None
         else {"rule": rec.rule, "start": rec.start.isoformat(), "text": recurrence.describe(rec)},
         "reminders": reminders,
+        "estimate_minutes": task.estimate_minutes,
     }
 
 
@@ -192,7 +194,20 @@ def _row(rec: dict[str, Any], line: int, tz: str) -> Row | Skip:
         completed_at=_moment(rec.get("completed_at"), line, "completed_at"),
         reminders=leads,
         reminder_at=moments,
+        estimate_minutes=_minutes(rec.get("estimate_minutes"), line),
     )
+
+
+def _minutes(value: Any, line: int) -> int | None:
+    if value in (None, ""):
+        return None
+    try:
+        minutes = int(value)
+    except (TypeError, ValueError):
+        minutes = 0
+    if isinstance(value, bool) or not 1 <= minutes <= ESTIMATE_MAX:
+        raise BadFile(f"{value!r} is not a number of minutes 1..{ESTIMATE_MAX}", row=line, column="estimate_minutes")
+    return minutes
 
 
 def _json_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:

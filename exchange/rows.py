@@ -70,6 +70,7 @@ class Row:
     rule: str | None = None
     rule_start: datetime | None = None  # the rule's DTSTART when it is not the deadline (Suikou's export)
     urgency_threshold_at: datetime | None = None
+    estimate_minutes: int | None = None
     completed: bool = False
     completed_at: datetime | None = None
     reminders: tuple[timedelta, ...] = ()

@@ -35,7 +35,7 @@ DEADLINE (a date) is the deadline when DATE is empty; otherwise "deadline".
 
 ``INDENT`` > 1 is a subtask: imported as a task, with "parent". Not kept yet (``Row.not_kept``):
 DESCRIPTION → "description", ``@label`` words in CONTENT (taken out of the title) → "tags",
-DURATION → "duration", RESPONSIBLE → "responsible", a title over 500 characters → "title".
+a DURATION it can't keep → "duration" (one it can is the estimate: minutes, or working days), RESPONSIBLE → "responsible", a title over 500 characters → "title".
 Completed tasks are never in a template.
 
 Identity (the file has no ids): CONTENT, DATE and DESCRIPTION with the row's ordinal among rows
@@ -52,6 +52,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
 
+from core.estimates import ESTIMATE_MAX, WORKDAY_MINUTES
 from core.recurrence import RepeatPhrase, RuleError, make, next_after, read_repeat
 from core.timeanchor import resolve_time
 from core.timeanchor.window import deadline_of
@@ -77,7 +78,9 @@ PRIORITY_GROUP = {"": 2, "4": 1, "3": 2, "2": 3, "1": 2}
 # TYPE → None for a task, else why the row is skipped.
 TYPES: dict[str, SkipReason | None] = {"task": None, "note": "note", "section": "section"}
 # Columns whose value Suikou has no field for yet, by the name not_kept says.
-NOT_KEPT_COLUMNS = {"description": "DESCRIPTION", "duration": "DURATION", "responsible": "RESPONSIBLE"}
+NOT_KEPT_COLUMNS = {"description": "DESCRIPTION", "responsible": "RESPONSIBLE"}
+# DURATION in DURATION_UNIT (minute, day) → an estimate; a day is a working day (core.estimates).
+DURATION_UNITS = {"minute": 1, "": 1, "day": WORKDAY_MINUTES}
 _LABEL = re.compile(r"(?:^|\s+)@[^\s@]+(?=\s|$)")
 # A clock time in the text: "9am", "9:30", "9点", "noon", "in 2 hours". Without one a date is all day.
 _CLOCK = re.compile(
@@ -144,6 +147,8 @@ def _row(record: Record, *, tz: str, now: datetime, seen: Counter[tuple[str, str
     when = _when_of(record, zone, now)
     not_kept += [name for name, column in NOT_KEPT_COLUMNS.items() if record.get(column)]
     not_kept += ["parent"] if _indent(record) > 1 else []
+    estimate = _estimate(record)
+    not_kept += ["duration"] if record.get("DURATION") and estimate is None else []
     return Row(
         line=record.line,
         title=title,
@@ -153,8 +158,18 @@ def _row(record: Record, *, tz: str, now: datetime, seen: Counter[tuple[str, str
         timezone=zone_name,
         priority_group=PRIORITY_GROUP[priority],
         rule=when.rule,
+        estimate_minutes=estimate,
         not_kept=tuple(dict.fromkeys([*not_kept, *when.not_kept])),
     )
+
+
+def _estimate(record: Record) -> int | None:
+    """DURATION as minutes of work; None when absent, unreadable or past what Suikou keeps."""
+    amount, unit = record.get("DURATION"), record.get("DURATION_UNIT").lower()
+    if not amount.isdigit() or len(amount) > 6 or unit not in DURATION_UNITS:
+        return None
+    minutes = int(amount) * DURATION_UNITS[unit]
+    return minutes if 1 <= minutes <= ESTIMATE_MAX else None
 
 
 def _title(content: str) -> tuple[str, list[str]]:

@@ -29,7 +29,7 @@ class NoteDraft(BaseModel):
     urgency_threshold_text: str | None = Field(
         default=None, description="Verbatim phrase for when the task becomes urgent, if the user said one."
     )
-    # Not stored yet (no task field): the confirmation says so (quicknote.estimate).
+    # Kept as minutes (core.estimates.minutes_of); one without an amount is said as not saved.
     estimate_text: str | None = Field(
         default=None,
         description="How long the user said it takes, verbatim ('大概一个小时' → '一个小时'); not a deadline.",

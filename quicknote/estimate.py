@@ -1,8 +1,9 @@
 """How long a task takes, said in a quick note: "写周报，大概一个小时", "半小时能搞定", "about 2h".
 
-Suikou has no field for an estimate yet, so it is neither a deadline nor part of the title: the
-offline rules take it out of the title, keep it verbatim in ``NoteDraft.estimate_text``, and the
-confirmation says it was not saved (``quicknote.rendering``) — never dropped silently.
+An estimate is neither a deadline nor part of the title: the offline rules take it out of the title
+and keep it verbatim in ``NoteDraft.estimate_text``; the note keeps its minutes
+(``core.estimates.minutes_of``) and the confirmation says it ("预计1小时"), or that an amount-less
+one ("几个小时") was not saved — never dropped silently.
 
 An amount with a relative-time word after it is a time, not an estimate ("一个小时后", "3天内",
 "in 2 hours"), and stays for the time grammar.

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from core import changes, recurrence, series
 from core.display import format_when
+from core.estimates import minutes_of
 from core.graphrun import run_nodes
 from core.locale import Locale
 from core.turn import Answer, Turn
@@ -136,8 +137,9 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
     steps.anchor_deadline(state)
     steps.priority_step(state)
     zone = ZoneInfo(turn.tz)
-    # An estimate the user said is shown as not saved, as the confirmation says.
-    unsaved = {"estimate_unsaved": draft.estimate_text} if draft.estimate_text else {}
+    # The estimate's minutes; one said without an amount ("几个小时") is shown as not saved.
+    minutes = minutes_of(draft.estimate_text) if draft.estimate_text else None
+    unsaved = {"estimate_unsaved": draft.estimate_text} if draft.estimate_text and minutes is None else {}
     if state.unread_repeat:  # said, not readable: the note would be written once, and say so
         unsaved["repeat_unread"] = state.unread_repeat
     rule = series.rule_of_stored(state.recurrence)
@@ -149,6 +151,7 @@ async def _explain_part(sentence: str, turn: Turn) -> dict[str, Any]:
             state.urgency_threshold_at.astimezone(zone).isoformat() if state.urgency_threshold_at else None
         ),
         "recurrence": {"rule": rule.rule, "text": recurrence.describe(rule, turn.locale)} if rule else None,
+        "estimate_minutes": minutes,
         **unsaved,
     }
 

@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from core import series
 from core.display import format_when, group_label
+from core.estimates import minutes_of, text_of
 from core.locale import Locale
 from core.models import Task
 
@@ -31,7 +32,8 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "tomorrow": "明天 {clock}",
         "due": "截止 {when}",
         "completed": "已完成",
-        "estimate_unsaved": "（预计用时「{estimate}」暂时还不能保存）",
+        "estimate": "预计{estimate}",
+        "estimate_unsaved": "（「{estimate}」没有说出具体用时，没有记下预计用时）",
         "no_title": NO_TITLE_QUESTION,
         "unclear_time": (
             "「{phrase}」具体是什么时候？我还没记下「{title}」，"
@@ -54,7 +56,8 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "tomorrow": "tomorrow {clock}",
         "due": "due {when}",
         "completed": "done",
-        "estimate_unsaved": ' (the estimate "{estimate}" can\'t be saved yet)',
+        "estimate": "about {estimate}",
+        "estimate_unsaved": ' ("{estimate}" says no amount of time, so no estimate was saved)',
         "no_title": 'What should I note down? Tell me the task and when, e.g. "remind me to send the report tomorrow at 3pm".',
         "unclear_time": (
             'When exactly is "{phrase}"? I haven\'t saved "{title}" yet — '
@@ -69,14 +72,17 @@ def confirmation(
 ) -> str:
     """ "好，已记下：…" for a new task; with `again`, the honest answer to a retry of the same attempt,
     showing the stored task as it is now (it may have been completed or changed since). An
-    `estimate` the user said is named as not saved (no task field holds it yet)."""
+    `estimate` the user said without an amount ("几个小时") is named as not saved."""
     text = _TEXTS[locale]
     template = text["already" if again else "noted"]
     return template.format(title=task.title, facts=_facts(task, tz, now, locale)) + _unsaved(estimate, locale)
 
 
 def _unsaved(estimate: str | None, locale: Locale) -> str:
-    return _TEXTS[locale]["estimate_unsaved"].format(estimate=estimate) if estimate else ""
+    """An estimate said without an amount Suikou can keep ("几个小时"): said, never dropped quietly."""
+    if not estimate or minutes_of(estimate) is not None:
+        return ""
+    return _TEXTS[locale]["estimate_unsaved"].format(estimate=estimate)
 
 
 def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
@@ -88,6 +94,8 @@ def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
     if (rule := series.rule_of(task)) is not None and not task.is_completed:
         facts.append(series.summary(rule, task.deadline_at or rule.start, tz, now, locale))
+    if task.estimate_minutes:
+        facts.append(text["estimate"].format(estimate=text_of(task.estimate_minutes, locale)))
     return text["fact_joiner"].join(facts)
 
 
@@ -108,7 +116,7 @@ def list_confirmation(
     estimates: Sequence[str | None] = (),
 ) -> str:
     """Several tasks from one message, as one numbered list ("好，已记下 2 条：\n1. …"); `estimates[i]`
-    is what task i's estimate was, named as not saved."""
+    is what task i's estimate was, named when it could not be saved."""
     text = _TEXTS[locale]
     lines = [text["already_many" if again else "noted_many"].format(count=len(tasks))]
     for n, task in enumerate(tasks, 1):

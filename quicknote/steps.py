@@ -12,6 +12,7 @@ import anyio
 from sqlmodel import Session, col, select
 
 from core import attempts, recurrence, writes
+from core.estimates import minutes_of
 from core.llm import NodeSpec, run_structured
 from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, text_problem
 from core.prompting import language_line, now_line
@@ -231,6 +232,7 @@ def note_data(state: NoteState) -> TaskCreate:
         urgency_threshold_at=state.urgency_threshold_at,
         recurrence=state.recurrence,
         reminders=stored(state.reminders),
+        estimate_minutes=minutes_of(draft.estimate_text) if draft.estimate_text else None,
     )
 
 

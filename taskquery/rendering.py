@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from core import series
+from core import estimates, series
 from core.display import TASK_LINE_RE, format_when, group_label, is_overdue
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
@@ -26,6 +26,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "overdue": "已逾期",
         "completed": "已完成",
         "due": "截止 {when}",
+        "estimate": "预计{estimate}",
         "more": "「再来 {count} 个」",
         "or_all": "或「全部」",
         "tail": "还有 {remaining} 条没列出，说{more}可以继续看。",
@@ -44,6 +45,7 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "overdue": "overdue",
         "completed": "done",
         "due": "due {when}",
+        "estimate": "about {estimate}",
         "more": '"{count} more"',
         "or_all": ' or "all"',
         "tail": "{remaining} more not listed — say {more} to see them.",
@@ -211,6 +213,8 @@ def task_line(index: int, task: TaskRow, tz: str, now: datetime | None = None, *
         facts.append(text["due"].format(when=format_when(task.deadline_at, tz, now, locale)))
     if not task.is_completed and (rule := series.rule_words(task.recurrence, locale)):
         facts.append(rule)  # a series: its rule ("每周一 09:00")
+    if task.estimate_minutes and not task.is_completed:
+        facts.append(text["estimate"].format(estimate=estimates.text_of(task.estimate_minutes, locale)))
     return text["line"].format(index=index, title=task.title, facts=text["fact_joiner"].join(facts))
 
 

@@ -40,6 +40,9 @@ async def update_task(
             max_length=reminderspec.MAX_REMINDERS,
         ),
     ] = None,
+    estimate_minutes: Annotated[
+        int | None, Field(description="How long it takes, in minutes (1..14400); 0 removes the estimate.", ge=0)
+    ] = None,
 ) -> ToolOutput:
     if clear_deadline and deadline_at is not None:  # which one was meant? refuse rather than drop one
         raise ToolProblem("pass either deadline_at or clear_deadline=true, not both; nothing was changed")
@@ -49,8 +52,12 @@ async def update_task(
         fields["deadline_at"] = None
     if reminders is not None:
         fields["reminders"] = _stored_reminders(reminders)
+    if estimate_minutes is not None:
+        fields["estimate_minutes"] = estimate_minutes or None
     if not fields:
-        raise ToolProblem("nothing to change: pass title, deadline_at, clear_deadline, priority_group or reminders")
+        raise ToolProblem(
+            "nothing to change: pass title, deadline_at, clear_deadline, priority_group, reminders or estimate_minutes"
+        )
     data = TaskUpdate.model_validate(fields)  # a ValidationError reads as REST's 400 message
 
     def update(w: Writer, task: Task) -> int | None:
@@ -85,7 +92,7 @@ def _stored_reminders(given: list[str]) -> str | None:
 UPDATE_TASK = ToolSpec(
     "update_task",
     "Update a task",
-    "Change one task's title, deadline, priority group or reminders (only what you pass). Checked as the REST PATCH "
+    "Change one task's title, deadline, priority group, reminders or estimate (only what you pass). Checked as the REST PATCH "
     "/tasks/{id} checks it. Recorded, so undo reverts it.",
     update_task,
     WriteResult,

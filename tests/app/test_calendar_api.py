@@ -98,6 +98,8 @@ def _expanded(cal: icalendar.Calendar, uid: str, days: int) -> list[datetime]:
         ("FREQ=MONTHLY;BYMONTHDAY=-1", "2026-12-31T18:00:00+08:00"),
         ("FREQ=MONTHLY;BYDAY=1MO;COUNT=4", "2026-12-07T10:00:00+08:00"),
         ("FREQ=DAILY;UNTIL=20261220", "2026-12-01T08:00:00+08:00"),
+        ("FREQ=WEEKLY;BYDAY=TU;UNTIL=20270112T010000Z", "2026-12-01T09:00:00+08:00"),
+        ("FREQ=WEEKLY;BYDAY=FR;UNTIL=20270115", "2026-12-04T23:59:59+08:00"),  # day-only: DATE DTSTART and UNTIL
         ("FREQ=DAILY;X-DAYS=CN-WORKDAY", "2026-12-01T09:00:00+08:00"),  # Suikou's own: RDATEs
         ("RSCALE=CHINESE;FREQ=MONTHLY;BYMONTHDAY=1", "2026-12-09T08:00:00+08:00"),
     ],
@@ -109,6 +111,8 @@ def test_a_calendar_app_expands_the_repetition_as_occurrences_gives_it(alice: Te
     listed = alice.get(f"/tasks/{task['id']}/occurrences", params={"limit": 100, "after": NOW.isoformat()})
     want = [datetime.fromisoformat(t) for t in listed.json()["items"]]
     want = [t for t in want if t < NOW + timedelta(days=120)]
+    if due.endswith("23:59:59+08:00"):  # a day-only series: the calendar app has its days
+        want = [t.astimezone(SH).date() for t in want]  # type: ignore[misc]
     assert got == want and len(got) >= 2
 
 

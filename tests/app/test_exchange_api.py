@@ -149,7 +149,7 @@ def _seed(c: TestClient) -> None:
         {"title": "买菜, \"大\"采购", "deadline_at": "2026-12-02T23:59:59+08:00", "priority_group": 3},
         {"title": "开会", "deadline_at": "2026-12-03T15:00:00+08:00", "priority_group": 1,
          "reminders": [{"at": "2026-12-03T08:00:00+08:00"}]},
-        {"title": "想想年假", "priority_group": 4},
+        {"title": "想想年假", "priority_group": 4, "estimate_minutes": 90},
     ]  # fmt: skip
     for body in bodies:
         assert c.post("/tasks", json=body).status_code == 201
@@ -157,7 +157,7 @@ def _seed(c: TestClient) -> None:
     c.post(f"/tasks/{done['id']}/complete")
 
 
-_KEPT = ("title", "priority_group", "deadline_at", "is_completed", "recurrence", "reminders")
+_KEPT = ("title", "priority_group", "deadline_at", "is_completed", "recurrence", "reminders", "estimate_minutes")
 
 
 def _kept(c: TestClient) -> list[tuple[Any, ...]]:

@@ -64,6 +64,7 @@ def test_snapshot_is_json_ready() -> None:
         "completed_at": None,
         "recurrence": None,
         "reminders": None,
+        "estimate_minutes": None,
     }
 
 

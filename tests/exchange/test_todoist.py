@@ -290,7 +290,7 @@ def test_a_long_title_is_cut() -> None:
 
 def test_not_kept_columns(sample: Parsed) -> None:
     assert by_title(sample)["Buy a Christmas tree 圣诞树"].not_kept == ("description", "responsible")
-    assert by_title(sample)["Standup 站会"].not_kept == ("duration",)
+    assert by_title(sample)["Standup 站会"].not_kept == ()
     assert by_title(sample)["Pack the suitcase 收拾行李"].not_kept == ("parent",)
 
 
@@ -347,3 +347,16 @@ def test_the_view_setting_row_and_blank_rows_of_a_real_export_are_no_rows() -> N
     parsed = todoist.read(text, tz="Asia/Shanghai", now=NOW)
     assert [r.title for r in parsed.rows] == ["整理书架"]
     assert [s.reason for s in parsed.skipped] == ["section"]
+
+
+@pytest.mark.parametrize(
+    ("amount", "unit", "minutes", "kept"),
+    [("15", "minute", 15, True), ("2", "day", 960, True), ("90", "", 90, True), ("99999", "day", None, False),
+     ("soon", "minute", None, False), ("30", "week", None, False)],
+)  # fmt: skip
+def test_a_duration_is_the_estimate_or_said_as_not_kept(
+    amount: str, unit: str, minutes: int | None, kept: bool
+) -> None:
+    row = only_row(CONTENT="跑步", DURATION=amount, DURATION_UNIT=unit)
+    assert row.estimate_minutes == minutes
+    assert ("duration" in row.not_kept) is not kept

@@ -156,14 +156,15 @@ async def test_confirming_writes_the_carried_note(wired: Harness, yes: str) -> N
     assert open_titles(wired) == ["交电费", "交电费"]
 
 
-async def test_confirming_still_names_the_estimate_not_saved(wired: Harness) -> None:
-    """The warning carries the note's estimate too: "要" writes the note and says the estimate was not saved."""
+async def test_confirming_keeps_the_estimate(wired: Harness) -> None:
+    """The warning carries the note's estimate too: "要" writes the note with it and says it."""
     wired.add("交电费", 2, "2026-12-01 18:00")
     note = "帮我记一下明天交电费，大概十分钟"
     warning = await wired.ask(note)
     assert warning.record("n1")["estimates"] == ["十分钟"]
     done = await wired.ask("要", history=[("user", note), ("assistant", warning.content)])
-    assert done.visible.endswith("（预计用时「十分钟」暂时还不能保存）")
+    assert done.visible.endswith("；预计10分钟）")
+    assert sorted(t.estimate_minutes or 0 for t in wired.tasks()) == [0, 10]
     assert open_titles(wired) == ["交电费", "交电费"]
 
 

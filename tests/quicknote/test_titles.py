@@ -179,20 +179,23 @@ def _task(title: str) -> Task:
     return Task(id=1, user_id=1, title=title, priority_group=2, created_at=NOW, updated_at=NOW)
 
 
-def test_the_confirmation_says_the_estimate_was_not_saved() -> None:
-    assert (
-        confirmation(_task("写周报"), TZ, NOW, estimate="一个小时")
-        == "好，已记下：写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）"
+def test_the_confirmation_says_the_estimate_it_kept() -> None:
+    task = _task("写周报")
+    task.estimate_minutes = 60
+    assert confirmation(task, TZ, NOW, estimate="一个小时") == "好，已记下：写周报（重要不紧急；预计1小时）"
+    english = _task("write the report")
+    english.estimate_minutes = 120
+    assert confirmation(english, TZ, NOW, "en", estimate="2h") == (
+        "OK, noted: write the report (important, not urgent; about 2 h)"
     )
-    assert (
-        confirmation(_task("write the report"), TZ, NOW, "en", estimate="2h")
-        == 'OK, noted: write the report (important, not urgent) (the estimate "2h" can\'t be saved yet)'
+    listed = list_confirmation([_task("洗车"), task], TZ, NOW, estimates=[None, "一个小时"])
+    assert listed.splitlines()[1:] == ["1. 洗车（重要不紧急）", "2. 写周报（重要不紧急；预计1小时）"]
+
+
+def test_an_estimate_without_an_amount_is_said_as_not_saved() -> None:
+    assert confirmation(_task("整理发票"), TZ, NOW, estimate="几个小时") == (
+        "好，已记下：整理发票（重要不紧急）（「几个小时」没有说出具体用时，没有记下预计用时）"
     )
-    listed = list_confirmation([_task("洗车"), _task("写周报")], TZ, NOW, estimates=[None, "一个小时"])
-    assert listed.splitlines()[1:] == [
-        "1. 洗车（重要不紧急）",
-        "2. 写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）",
-    ]
 
 
 def test_the_settled_draft_keeps_the_rules_estimate_and_title() -> None:
@@ -216,23 +219,22 @@ def test_a_model_time_inside_brackets_is_ignored() -> None:
 async def test_a_note_with_an_estimate_end_to_end(harness: Harness) -> None:
     answer = await harness.ask("记一下写周报，大概一个小时")
     assert answer.action == "quick_note_create"
-    assert answer.visible == "好，已记下：写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）"
+    assert answer.visible == "好，已记下：写周报（重要不紧急；预计1小时）"
+    [task] = harness.tasks()
+    assert (task.title, task.estimate_minutes) == ("写周报", 60)
 
 
 async def test_a_retry_names_the_estimate_again(harness: Harness) -> None:
     await harness.ask("记一下写周报，大概一个小时")
     again = await harness.ask("记一下写周报，大概一个小时")
-    assert (
-        again.visible
-        == "这条消息刚才已经记下了，没有重复创建：写周报（重要不紧急）（预计用时「一个小时」暂时还不能保存）"
-    )
+    assert again.visible == "这条消息刚才已经记下了，没有重复创建：写周报（重要不紧急；预计1小时）"
 
 
 async def test_two_notes_one_with_an_estimate_end_to_end(harness: Harness) -> None:
     answer = await harness.ask("明天买牛奶，周五写周报，大概一个小时")
-    assert answer.visible.splitlines()[2].endswith("（预计用时「一个小时」暂时还不能保存）")
+    assert answer.visible.splitlines()[2].endswith("；预计1小时）")
     again = await harness.ask("明天买牛奶，周五写周报，大概一个小时")
-    assert again.visible.splitlines()[2].endswith("（预计用时「一个小时」暂时还不能保存）")
+    assert again.visible.splitlines()[2].endswith("；预计1小时）")
 
 
 # --- property: bracketed text always survives verbatim in the title ----------------------------
