@@ -281,6 +281,10 @@ _KEYWORD_RES: tuple[re.Pattern[str], ...] = (
     re.compile(r"(?:要|得|该|需要)(?:交|写|做|完成|提交|准备)的(?P<kw>[^的，,。？?！!]{2,8})[吗呢]?[?？]?$"),
     re.compile(r"(?P<kw>[^，,。？?！!的]{1,12}?)(?:方面|类)的"),
 )
+# Patterns that name a topic ("工作相关的", "关于工作的", "工作方面的"): there a word that alone means
+# "tasks" ("有什么工作") is the topic itself, searched for in titles.
+_TOPIC_RES = frozenset(_KEYWORD_RES[i] for i in (3, 4, 6, 8))
+_TOPIC_WORDS = frozenset({"工作"})
 _KW_LEAD_RE = re.compile(
     r"^(?:请|帮我|麻烦|给我|查一下|查查|查|找一下|找找|找|看一下|看看|看|列出|列一下|显示|搜一下|搜|所有|全部|"
     r"我的|我|那些|那个|这个|一下|有没有|有哪些|哪些|有)+"
@@ -320,13 +324,14 @@ _KW_STOP = {
 }
 
 
-def clean_keyword(raw: str, now: datetime, tz: str) -> str | None:
-    """A keyword as a title filter: trimmed of lead/tail words; None for stop words, times, counts, priorities."""
+def clean_keyword(raw: str, now: datetime, tz: str, *, topic: bool = False) -> str | None:
+    """A keyword as a title filter: trimmed of lead/tail words; None for stop words, times, counts,
+    priorities. ``topic``: said as a topic ("X相关的"), where "工作" is a topic, not "tasks"."""
     kw = raw.strip().strip("“”\"'「」『』‘’《》【】 ")
     kw = _KW_LEAD_RE.sub("", kw)
     kw = _KW_TAIL_RE.sub("", kw).strip()
     kw = kw.lstrip("的")
-    if not kw or len(kw) > 20 or kw in _KW_STOP:
+    if not kw or len(kw) > 20 or (kw in _KW_STOP and not (topic and kw in _TOPIC_WORDS)):
         return None
     if priority_signals(kw) != PrioritySignals(False, False, False, False, False, False, False) and len(kw) <= 4:
         return None
@@ -360,7 +365,7 @@ def _keyword(text: str, now: datetime, tz: str) -> str | None:
             return kw
     for pat in _KEYWORD_RES:
         for m in pat.finditer(text):
-            kw = clean_keyword(m.group("kw"), now, tz)
+            kw = clean_keyword(m.group("kw"), now, tz, topic=pat in _TOPIC_RES)
             if kw:
                 return kw
     m = _HABIT_CHECK_RE.search(text.strip())

@@ -240,6 +240,12 @@ KEYWORDS: list[tuple[str, str | None]] = [
     ("明天要交的报告", "报告"),
     ("明天要交的东西", None),
     ("跟王经理有关的任务", "王经理"),
+    # a topic is searched for even where the word alone means "tasks" (issue 27: never all tasks unfiltered)
+    ("和工作有关的任务", "工作"),
+    ("关于工作的事", "工作"),
+    ("工作方面的事情有哪些", "工作"),
+    ("有什么工作要做", None),
+    ("今天的工作", None),
 ]
 
 
