@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import re
 
-import cn2an
-
 from core.locale import Locale
 
 __all__ = ["ESTIMATE_MAX", "WORKDAY_MINUTES", "minutes_of", "text_of"]
@@ -47,6 +45,8 @@ def _number(text: str | None) -> float | None:
         return float(word)
     except ValueError:
         pass
+    import cn2an  # slow to load: only when a Chinese numeral is read (the CLI starts without it)
+
     try:
         return float(cn2an.cn2an(word.replace("两", "二"), "smart"))
     except (ValueError, KeyError):
