@@ -85,7 +85,7 @@ def _shown(user_id: int, now: datetime) -> sa.ColumnElement[bool]:
 # one clock tick share), and no task is built for a 304.
 _RENDERED = [
     col(c) for c in (Task.id, Task.title, Task.priority_group, Task.deadline_at, Task.is_completed,
-                     Task.completed_at, Task.recurrence, Task.reminders, Task.updated_at)
+                     Task.completed_at, Task.recurrence, Task.reminders, Task.estimate_minutes, Task.updated_at)
 ]  # fmt: skip
 
 

@@ -156,6 +156,10 @@ def test_polling_gets_304_until_a_task_changes_or_goes(alice: TestClient) -> Non
     changed = alice.get("/calendar.ics", headers={"If-None-Match": etag})
     assert changed.status_code == 200 and changed.headers["etag"] != etag
     etag = changed.headers["etag"]
+    alice.patch(f"/tasks/{task['id']}", json={"estimate_minutes": 30})  # in the VTODO: a new text
+    estimated = alice.get("/calendar.ics", headers={"If-None-Match": etag})
+    assert estimated.status_code == 200 and b"ESTIMATED-DURATION:PT30M" in estimated.content
+    etag = estimated.headers["etag"]
     alice.delete(f"/tasks/{task['id']}")
     gone = alice.get("/calendar.ics", headers={"If-None-Match": etag})
     assert gone.status_code == 200 and b"VTODO" not in gone.content
