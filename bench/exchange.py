@@ -35,34 +35,10 @@ from fastapi.testclient import TestClient  # noqa: E402
 from app.main import create_app  # noqa: E402
 from app.settings import Settings  # noqa: E402
 from app.state import build_state  # noqa: E402
+from exchange.ticktick import COLUMNS as TICKTICK_COLUMNS  # noqa: E402
 
 NOW = datetime(2026, 11, 30, 2, 0, tzinfo=UTC)
-HEADER = [
-    "Folder Name",
-    "List Name",
-    "Title",
-    "Kind",
-    "Tags",
-    "Content",
-    "Is Check list",
-    "Start Date",
-    "Due Date",
-    "Reminder",
-    "Repeat",
-    "Priority",
-    "Status",
-    "Created Time",
-    "Completed Time",
-    "Order",
-    "Timezone",
-    "Is All Day",
-    "Is Floating",
-    "Column Name",
-    "Column Order",
-    "View Mode",
-    "taskId",
-    "parentId",
-]
+HEADER = list(TICKTICK_COLUMNS)
 
 
 def ticktick(rows: int) -> bytes:

@@ -60,6 +60,12 @@ from exchange.rows import MAX_ROWS, BadFile, Parsed, Record, Row, Skip, SkipReas
 __all__ = ["PRIORITY_GROUP", "STATUS", "read"]
 
 HEADER_START = "Folder Name"
+# The columns of a backup as TickTick 7.x writes them (older backups lack some: only REQUIRED are).
+COLUMNS = (
+    "Folder Name", "List Name", "Title", "Kind", "Tags", "Content", "Is Check list", "Start Date", "Due Date",
+    "Reminder", "Repeat", "Priority", "Status", "Created Time", "Completed Time", "Order", "Timezone",
+    "Is All Day", "Is Floating", "Column Name", "Column Order", "View Mode", "taskId", "parentId",
+)  # fmt: skip
 REQUIRED = ("Title", "Due Date", "Priority", "Status")
 PRIORITY_GROUP = {"": 2, "0": 2, "1": 3, "3": 2, "5": 1}
 # Status value → "open", "completed" or a skip reason.

@@ -21,32 +21,7 @@ TODOIST_SAMPLE = SAMPLE.with_name("todoist_template.csv")
 SHANGHAI = ZoneInfo("Asia/Shanghai")
 BERLIN = ZoneInfo("Europe/Berlin")
 PREAMBLE = '"Date: 2026-12-05+0000"\n"Version: 7.1"\n"Status: \n0 Normal\n1 Completed\n2 Archived"\n'
-COLUMNS = [
-    "Folder Name",
-    "List Name",
-    "Title",
-    "Kind",
-    "Tags",
-    "Content",
-    "Is Check list",
-    "Start Date",
-    "Due Date",
-    "Reminder",
-    "Repeat",
-    "Priority",
-    "Status",
-    "Created Time",
-    "Completed Time",
-    "Order",
-    "Timezone",
-    "Is All Day",
-    "Is Floating",
-    "Column Name",
-    "Column Order",
-    "View Mode",
-    "taskId",
-    "parentId",
-]
+COLUMNS = list(ticktick.COLUMNS)
 DEFAULTS = {"List Name": "Inbox", "Kind": "TEXT", "Priority": "0", "Status": "0", "Timezone": "Asia/Shanghai"}
 FIRST_DATA_LINE = 8  # 6 preamble lines (the Status legend spans 4), then the header
 
