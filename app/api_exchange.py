@@ -40,7 +40,7 @@ class ImportSummary(BaseModel):
     skipped: int = Field(description="Rows not made tasks; see by_reason.")
     by_reason: dict[str, int] = Field(
         description="Skipped rows by why: note (a comment), section, archived, abandoned (won't do), "
-        "empty_title, subtask (a checklist item), duplicate (imported before)."
+        "empty_title, duplicate (imported before)."
     )
     not_kept: dict[str, int] = Field(
         description="Values Suikou has no field for yet, by column (description, list, tags, duration, …): how "

@@ -32,8 +32,8 @@ MAX_ROWS = 10_000  # rows of one file: an import is one transaction, kept short
 MAX_TITLE = 500  # a longer title is cut (and "title" said in not_kept)
 
 # Why a row is not a task: a Todoist comment or section, an archived/abandoned row, a row without a
-# title, a checklist item inside another task, or one this user has already (imported before).
-SkipReason = Literal["note", "section", "archived", "abandoned", "empty_title", "subtask", "duplicate"]
+# title, or one this user has already (imported before).
+SkipReason = Literal["note", "section", "archived", "abandoned", "empty_title", "duplicate"]
 
 DAY_END = time(23, 59, 59)  # a day-only deadline is the end of that day, as Suikou's notes keep it
 

@@ -21,7 +21,7 @@ Status: 0 open; 1 completed; 2 archived (completed too); -1 won't do → skipped
 Completed rows keep ``Completed Time`` (else the deadline, else the import's moment).
 
 Kind: ``NOTE`` → skipped ("note"); ``TEXT`` and ``CHECKLIST`` are tasks (a checklist's items are its
-``Content``). A row with a ``parentId`` is a subtask → skipped ("subtask").
+``Content``). A row with a ``parentId`` is a subtask: a task of its own, its parent not kept ("parent").
 
 Dates (``2026-03-28T22:00:00+0000``) are instants. With ``Is All Day`` = true the instant is the
 local midnight of the day in the row's ``Timezone`` (2026-03-28T22:00:00+0000 in Europe/Berlin is
@@ -40,7 +40,7 @@ absolute ``reminder_at``. An all-day task: the trigger counts from the day's loc
 
 Not kept yet (``Row.not_kept``): ``Content`` → "description", ``Folder Name``/``List Name``
 (other than the inbox) → "list", ``Tags`` → "tags", ``Start Date`` differing from ``Due Date`` →
-"start_date", a title over 500 characters → "title".
+"start_date", a subtask's ``parentId`` → "parent", a title over 500 characters → "title".
 
 Identity: the ``taskId`` column; without one, the row's title, list, due date and content with its
 ordinal among rows identical in those.
@@ -163,8 +163,6 @@ def _skip_reason(record: Record) -> SkipReason | None:
         raise record.bad(f"unknown status {record.get('Status')!r} (0, 1, 2 or -1)", "Status")
     if record.get("Kind").upper() in SKIP_KIND:
         return SKIP_KIND[record.get("Kind").upper()]
-    if record.get("parentId"):
-        return "subtask"
     return "abandoned" if status == "abandoned" else None
 
 
@@ -173,6 +171,8 @@ def _not_kept(record: Record, title_cut: bool) -> list[str]:
     names = [name for name, columns in NOT_KEPT_COLUMNS.items() if any(_said(record, c) for c in columns)]
     if record.get("Start Date") and record.get("Start Date") != record.get("Due Date"):
         names.append("start_date")
+    if record.get("parentId"):
+        names.append("parent")  # a subtask is a task; the nesting has no field yet
     return [*names, "title"] if title_cut else names
 
 

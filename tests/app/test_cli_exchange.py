@@ -87,14 +87,14 @@ def test_dry_run_writes_nothing_and_says_would_import(db: str) -> None:
 
 def test_import_creates_tasks_then_the_same_file_again_creates_none(db: str) -> None:
     first = invoke("import", str(TICKTICK), "--source", "ticktick", "--user", "alice", *TZ)
-    assert first.stdout.startswith("Imported 7 tasks for alice (4 skipped: ")
+    assert first.stdout.startswith("Imported 8 tasks for alice (3 skipped: ")
     created = titles(db, "alice")
-    assert len(created) == 7 and "Renew passport 护照续签" in created
+    assert len(created) == 8 and "Renew passport 护照续签" in created
     assert "Undo: POST /changes/" in first.stdout
 
     again = import_json(TICKTICK, "ticktick", "alice")
     assert again["created"] == 0
-    assert again["by_reason"]["duplicate"] == 7
+    assert again["by_reason"]["duplicate"] == 8
     assert again["task_ids"] == [] and again["change_ids"] == []
     assert titles(db, "alice") == created
 
@@ -148,10 +148,10 @@ def test_export_csv_and_ics_to_a_file(db: str, tmp_path: Path) -> None:
     csv_file, ics_file = tmp_path / "out.csv", tmp_path / "out.ics"
     assert invoke("export", "--user", "alice", "--format", "csv", "--output", str(csv_file), *TZ).stdout == ""
     rows = csv_file.read_text(encoding="utf-8-sig").splitlines()  # with a BOM, for spreadsheets
-    assert rows[0].startswith("id,title,") and len(rows) == 1 + 7
+    assert rows[0].startswith("id,title,") and len(rows) == 1 + 8
     invoke("export", "--user", "alice", "--format", "ics", "--output", str(ics_file), *TZ)
     calendar = ics_file.read_text(encoding="utf-8")
-    assert calendar.startswith("BEGIN:VCALENDAR") and calendar.count("BEGIN:VTODO") == 7
+    assert calendar.startswith("BEGIN:VCALENDAR") and calendar.count("BEGIN:VTODO") == 8
     assert "Renew passport" in calendar
 
 
@@ -166,5 +166,5 @@ def test_round_trip_into_another_user(db: str, tmp_path: Path) -> None:
     exported = tmp_path / "alice.json"
     invoke("export", "--user", "alice", "--format", "json", "--output", str(exported), *TZ)
     summary = import_json(exported, "suikou", "bob")
-    assert summary["created"] == 16 and summary["skipped"] == 0
+    assert summary["created"] == 17 and summary["skipped"] == 0
     assert titles(db, "bob") == titles(db, "alice") != []

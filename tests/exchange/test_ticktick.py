@@ -78,13 +78,13 @@ def test_the_sample_rows_and_skips(sample: Parsed) -> None:
         "给妈妈打电话",
         "Pay the electricity bill 电费",
         "Old archived errand 旧事",
+        "Book the meeting room 订会议室",
         "Groceries 买菜",
         "Water the plants 浇花",
     ]
     assert [(s.line, s.reason) for s in sample.skipped] == [
         (13, "abandoned"),
         (14, "note"),
-        (15, "subtask"),
         (19, "empty_title"),  # after the 3-line checklist content of line 16
     ]
 
@@ -243,11 +243,13 @@ def test_open_is_not_completed(sample: Parsed) -> None:
     assert (row.completed, row.completed_at) == (False, None)
 
 
-def test_abandoned_note_and_subtask_are_skipped_with_their_titles(sample: Parsed) -> None:
+def test_abandoned_and_note_are_skipped_with_their_titles(sample: Parsed) -> None:
     reasons = {s.reason: s.title for s in sample.skipped}
-    assert reasons["abandoned"] == "学吉他 (gave up)"
-    assert reasons["note"] == "Ideas for the garden 花园"
-    assert reasons["subtask"] == "Book the meeting room 订会议室"
+    assert reasons == {"abandoned": "学吉他 (gave up)", "note": "Ideas for the garden 花园", "empty_title": ""}
+
+
+def test_a_subtask_is_a_task_whose_parent_is_not_kept(sample: Parsed) -> None:
+    assert "parent" in by_title(sample)["Book the meeting room 订会议室"].not_kept
 
 
 def test_an_unknown_status_names_the_column() -> None:
