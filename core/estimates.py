@@ -10,10 +10,13 @@ import re
 
 from core.locale import Locale
 
-__all__ = ["ESTIMATE_MAX", "WORKDAY_MINUTES", "minutes_of", "text_of"]
+__all__ = ["DEFAULT_MINUTES", "ESTIMATE_MAX", "WORKDAY_MINUTES", "minutes_of", "text_of"]
 
 WORKDAY_MINUTES = 8 * 60
 ESTIMATE_MAX = 30 * WORKDAY_MINUTES  # a month of working days: beyond that it is a project, not a task
+# What a task without an estimate is taken to need when time is planned, by its group: the easy group
+# (3 简单不重要) a quarter hour, every other an hour. Said wherever it is used.
+DEFAULT_MINUTES: dict[int, int] = {1: 60, 2: 60, 3: 15, 4: 60}
 
 _EN_NUMBERS = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "ten": 10,

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 
 from core.countlock import EN_NUMBERS
+from core.estimates import minutes_of
 
 # ---------------------------------------------------------------------------------------------
 # Priority words (shared with the quick-note rules)
@@ -513,3 +514,33 @@ def accepted_offer_line(text: str, history_texts: list[tuple[str, str]]) -> str 
 # Things Suikou does not keep, so a change to one is never a task change: alarms and timers belong
 # to the phone ("闹钟改到七点半", "cancel my 6am alarm" are chat; the chat answer says so).
 DEVICE_THING_RE = re.compile(r"闹钟|闹铃|计时器|倒计时|秒表|\balarms?\b|\btimers?\b|\bstopwatch\b", re.IGNORECASE)
+
+
+# Free time with an amount ("我下午有两个小时空", "有半小时，干点啥", "I have 30 minutes free"): only
+# what fits in it. The amount is read by core.estimates; a time phrase beside it says when, not a deadline.
+_FREE_AMOUNT_ZH = r"(?:\d+(?:\.\d+)?|[一二两三四五六七八九十半]{1,3})\s*(?:个)?(?:半)?\s*(?:个)?\s*(?:小时|钟头|分钟)"
+_FREE_AMOUNT_EN = r"(?:\d+(?:\.\d+)?|an?|one|two|three|four|half an?)\s*(?:hours?|hrs?|h|minutes?|mins?)"
+_FREE_DO_WHAT = r"(?:做|干|弄|搞|处理)(?:点|些|一下)?(?:什么|啥|哪些|嘛|哪个)"
+_FREE_AMOUNT_RES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        rf"(?:有|还有|剩下?|空出|腾出|得空)(?:个)?(?P<amount>{_FREE_AMOUNT_ZH})(?:的)?(?:空闲|空档|闲工夫|空|时间|闲)"
+    ),
+    re.compile(rf"(?P<amount>{_FREE_AMOUNT_ZH})(?:的)?(?:空闲|空档|闲工夫)"),
+    re.compile(
+        rf"(?:有|还有|剩下?|空出|腾出)(?:个)?(?P<amount>{_FREE_AMOUNT_ZH})[，,\s]*(?:可以|能|该|我)?{_FREE_DO_WHAT}"
+    ),
+    re.compile(
+        rf"\b(?:have|got|'ve got)\s+(?:about\s+|around\s+)?(?P<amount>{_FREE_AMOUNT_EN})\s+(?:free|spare|to kill|available)",
+        re.IGNORECASE,
+    ),
+    re.compile(rf"\b(?P<amount>{_FREE_AMOUNT_EN})\s+(?:free|spare|to kill)\b", re.IGNORECASE),
+)
+
+
+def free_amount(text: str) -> tuple[int, str] | None:
+    """Free time said with an amount: (its minutes, the words), or None."""
+    for pattern in _FREE_AMOUNT_RES:
+        m = pattern.search(text)
+        if m and (minutes := minutes_of(m.group("amount"))) is not None:
+            return minutes, m.group(0)
+    return None

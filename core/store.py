@@ -37,7 +37,7 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core import occurrences, reminders, series, titlegrams
+from core import estimates, occurrences, reminders, series, titlegrams
 from core.models import (
     PROMOTABLE_GROUPS,
     Task,
@@ -76,6 +76,8 @@ class TaskFilter(BaseModel):
     no_deadline: bool = False
     repeating: bool = False  # only repeating tasks ("我有哪些重复的任务"): recurrence IS NOT NULL
     keyword: str | None = None  # case-insensitive literal substring of the title
+    # Free time ("我有两个小时空"): only tasks whose estimate (else their group's default) fits in it.
+    fits_minutes: int | None = Field(default=None, ge=1)
     sort_by: Literal["deadline", "priority", "id"] = "deadline"
     order: Literal["asc", "desc"] = "asc"
     limit: int = Field(default=5, ge=0)
@@ -226,6 +228,7 @@ _GROUP = sa.bindparam("group", 0, type_=sa.Integer)
 _LIMIT = sa.bindparam("limit", 0, type_=sa.Integer)
 _OFFSET = sa.bindparam("offset", 0, type_=sa.Integer)
 _CAP = sa.bindparam("cap", 0, type_=sa.BigInteger)  # offset + limit + 1 can pass 2**31 - 1
+_FITS = sa.bindparam("fits", 0, type_=sa.Integer)
 
 _TIME_COLUMNS = {
     "deadline": col(Task.deadline_at),
@@ -257,6 +260,7 @@ class _Shape:
     # Last and defaulted, so a filter without it has the same shape (and compiled statements) as before.
     no_deadline: bool = False
     repeating: bool = False
+    fits: bool = False
 
     @property
     def split(self) -> bool:
@@ -291,6 +295,7 @@ def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = 
         grams=plan.shape if plan is not None else None,
         no_deadline=flt.no_deadline,
         repeating=flt.repeating,
+        fits=flt.fits_minutes is not None,
     )
 
 
@@ -304,7 +309,15 @@ def _values(flt: TaskFilter, user_id: int, now: datetime, dialect: str) -> dict[
     key = _keyword_key(flt)
     if key:
         values["pattern"] = _like_pattern(key)
+    if flt.fits_minutes is not None:
+        values["fits"] = flt.fits_minutes
     return values
+
+
+def _needed_minutes() -> sa.ColumnElement[int]:
+    """What a task takes: its estimate, else its group's default (core.estimates.DEFAULT_MINUTES)."""
+    default = sa.case(estimates.DEFAULT_MINUTES, value=col(Task.priority_group), else_=60)
+    return sa.func.coalesce(col(Task.estimate_minutes), default)
 
 
 def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
@@ -325,6 +338,8 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
         conds.append(col(Task.deadline_at).is_(None))
     if shape.repeating:
         conds.append(col(Task.recurrence).is_not(None))
+    if shape.fits:
+        conds.append(_needed_minutes() <= _FITS)
     if shape.after:
         conds.append(time_col >= _AFTER)
     if shape.before:
@@ -609,6 +624,7 @@ def _projects_series(flt: TaskFilter) -> bool:
         and flt.time_before is not None
         and not flt.only_overdue
         and not flt.no_deadline
+        and flt.fits_minutes is None  # free time: the series' open occurrences are what can be done
         and not (flt.quadrants is not None and len(flt.quadrants) > 0 and not set(flt.quadrants) & set(_GROUPS))
     )
 

@@ -54,7 +54,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         notes.append(f"象限按你的话定为 {rules.quadrants}（模型给的是 {proposed.quadrants}）")
     keyword = rules.keyword or _grounded_keyword(proposed.keyword, grounds, notes)
     sort_by, order = _settle_sort(proposed, grounds, notes)
-    for name in ("time_field", "include_completed", "no_deadline", "repeating"):
+    for name in ("time_field", "include_completed", "no_deadline", "repeating", "fits_minutes"):
         if getattr(proposed, name) != getattr(rules, name):
             notes.append(f"{name} 按你的话定为 {getattr(rules, name)}（模型给的是 {getattr(proposed, name)}）")
     plan = QueryPlan(
@@ -66,6 +66,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         include_completed=rules.include_completed,
         no_deadline=rules.no_deadline,
         repeating=rules.repeating,
+        fits_minutes=rules.fits_minutes,
         keyword=keyword,
         sort_by=sort_by,
         order=order,

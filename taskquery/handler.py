@@ -65,6 +65,7 @@ async def explain_query(turn: Turn) -> dict[str, Any]:
             "include_completed": flt.include_completed,
             "no_deadline": flt.no_deadline,
             "repeating": flt.repeating,
+            **({"fits_minutes": flt.fits_minutes} if flt.fits_minutes is not None else {}),  # free time said
             "keyword": flt.keyword,
             "sort_by": flt.sort_by,
             "order": flt.order,

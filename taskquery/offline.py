@@ -74,6 +74,7 @@ from core.lexicon import (
     PrioritySignals,
     english_done_subject,
     english_words,
+    free_amount,
     priority_signals,
 )
 from core.timeanchor import TimeWindow, resolve_time
@@ -418,6 +419,15 @@ def _free_time_spans(text: str, now: datetime, tz: str, prefer: Prefer) -> str:
 Prefer = Literal["future", "past"]
 
 
+def _said_quadrants(text: str) -> list[int] | None:
+    """Groups the words ask for, but not the "I'm free → something easy" lean: free time with an
+    amount takes what fits, most pressing first."""
+    s = priority_signals(text)
+    if not (s.important or s.unimportant or s.urgent or s.not_urgent or s.easy or s.hard or s.explicit_group):
+        return english_quadrants(text)
+    return quadrants_from_text(text)
+
+
 def _safe_resolve(text: str, now: datetime, tz: str, prefer: Prefer) -> TimeWindow | None:
     try:
         return resolve_time(text, now, tz, prefer=prefer)
@@ -456,6 +466,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     repeating = _REPEATING_RE.search(text)
     if repeating:  # which tasks, not when nor a title word
         text = _blank(text, repeating.group(0))
+    free = free_amount(text)
+    if free is not None:
+        return _free_time_plan(text, free, lock.explicit, now, tz)
 
     include_completed = done and not (not_done and not inclusive)
     field: TimeField = "deadline"
@@ -540,6 +553,20 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         sort_by=sort_by,
         order=order,
         limit=lock.explicit,
+    )
+
+
+def _free_time_plan(text: str, free: tuple[int, str], limit: int | None, now: datetime, tz: str) -> QueryPlan:
+    """ "我下午有两个小时空，做点什么": open tasks that fit, most pressing first; the time said is when
+    the user is free, so no deadline window."""
+    minutes, words = free
+    rest = _blank(text, words)
+    return QueryPlan(
+        quadrants=_said_quadrants(rest),
+        fits_minutes=minutes,
+        keyword=_keyword(rest, now, tz),
+        sort_by="priority",
+        limit=limit,
     )
 
 

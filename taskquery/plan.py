@@ -47,6 +47,12 @@ class QueryPlan(BaseModel):
         default=False, description="Only repeating tasks ('我有哪些重复的任务', 'my recurring tasks')."
     )
     keyword: str | None = Field(default=None, description="A word the task title must contain, if any.")
+    fits_minutes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Free time the user says they have, in minutes ('我有两个小时空' → 120, 'I have 30 minutes'): "
+        "only tasks that fit in it. Not a deadline window.",
+    )
     sort_by: SortBy = "deadline"
     order: Order = "asc"
     # Set by the offline rules from the count lock; never part of the model's schema, never taken

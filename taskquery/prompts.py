@@ -34,6 +34,8 @@ Guidance:
   "没有逾期的" are not about it.
 - repeating: true only when the user asks for their repeating tasks ("我有哪些重复的任务", "每周都要做的",
   "my recurring tasks").
+- fits_minutes: the free time the user says they have, in minutes ("我下午有两个小时空" → 120, "有半小时，干点啥"
+  → 30, "I have 30 minutes free"); then the time phrase says when they are free: no time_text.
 - keyword: a word from the user's sentence the title must contain, only if the user names a topic
   ("和合同相关的" → 合同).
 - sort_by: "deadline" (default), "priority" for "最重要/最紧急", "id" for newest/oldest.

@@ -14,6 +14,7 @@ from typing import Any, Literal, TypeVar
 import anyio
 from pydantic import ValidationError
 
+from core import estimates
 from core.countlock import extract_count
 from core.grounding import claims_write
 from core.llm import NodeSpec, run_structured
@@ -182,6 +183,7 @@ def build_filter(state: QueryState, turn: Turn) -> TaskFilter:
         include_completed=include_completed,
         no_deadline=plan.no_deadline,
         repeating=plan.repeating,
+        fits_minutes=plan.fits_minutes,
         keyword=(plan.keyword or "").strip() or None,
         sort_by=plan.sort_by,
         order=plan.order,
@@ -354,6 +356,8 @@ def default_prefix(state: QueryState) -> str:
         return texts["picked_one"]
     if state.filter is not None and state.filter.no_deadline and state.filter.time_field == "deadline":
         return texts["undated"]  # says which tasks these are, one or many
+    if state.filter is not None and state.filter.fits_minutes is not None:  # says what it chose by, always
+        return texts["fits"].format(amount=estimates.text_of(state.filter.fits_minutes, state.locale))
     if page.total == 1:
         # Only one match: nothing was picked, so don't say "挑了一个".
         return texts["only_one"]
@@ -380,6 +384,8 @@ def _said(state: QueryState, locale: Locale, window: TimeWindow | None, *, open_
         said.append(texts["no_keyword"].format(keyword=keyword))
     if state.filter is not None and state.filter.no_deadline:
         said.append(texts["none_undated"])
+    if state.filter is not None and state.filter.fits_minutes is not None:
+        said.append(texts["none_fit"].format(amount=estimates.text_of(state.filter.fits_minutes, locale)))
     if window is not None and window.overdue:
         said.append(texts["none_overdue"])
     elif window is not None and window.phrase:

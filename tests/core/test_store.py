@@ -440,10 +440,14 @@ def test_no_deadline_costs_nothing_when_unused() -> None:
     plain = store._shape(TaskFilter(quadrants=[1, 2]), "sqlite")
     undated = store._shape(TaskFilter(quadrants=[1, 2], no_deadline=True), "sqlite")
     assert plain == dataclasses.replace(undated, no_deadline=False)
-    # The flags added since are last and defaulted too (repeating: recurrence IS NOT NULL).
-    assert {"no_deadline", "repeating"}.isdisjoint(f.name for f in dataclasses.fields(plain)[:-2])
+    # The flags added since are last and defaulted too (repeating: recurrence IS NOT NULL; fits: the
+    # estimate, else the group's default, within the free time).
+    added = ("no_deadline", "repeating", "fits")
+    assert set(added).isdisjoint(f.name for f in dataclasses.fields(plain)[: -len(added)])
     repeating = store._shape(TaskFilter(quadrants=[1, 2], repeating=True), "sqlite")
     assert plain == dataclasses.replace(repeating, repeating=False)
+    fits = store._shape(TaskFilter(quadrants=[1, 2], fits_minutes=30), "sqlite")
+    assert plain == dataclasses.replace(fits, fits=False)
 
 
 def test_no_deadline_reads_the_deadline_index(session: Session) -> None:
@@ -796,3 +800,32 @@ def test_a_window_reads_the_series_through_their_own_index(session: Session) -> 
     compiled = stmt.compile(conn, compile_kwargs={"literal_binds": True})
     detail = " ".join(str(r[-1]) for r in conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {compiled}").all())
     assert "ix_tasks_user_series" in detail, detail
+
+
+def test_free_time_keeps_what_fits_by_estimate_or_group_default(session: Session) -> None:
+    """fits_minutes: the estimate, else core.estimates.DEFAULT_MINUTES by group, within the time; in
+    the count as in the page, with the other filters, one user's tasks only."""
+    uid, other = _user(session), _user(session, "bob")
+    for title, group, minutes in [
+        ("a", 1, 90),
+        ("b", 1, 20),
+        ("c", 2, None),
+        ("d", 3, None),
+        ("e", 4, 30),
+        ("f", 3, 45),
+    ]:
+        task_id = _add(session, uid, title, group, deadline=NOW + DAY)
+        session.get_one(Task, task_id).estimate_minutes = minutes
+    _add(session, other, "bob's", 3)
+    session.flush()
+
+    def fits(minutes: int, **more: Any) -> tuple[int, list[str]]:
+        flt = TaskFilter(fits_minutes=minutes, sort_by="priority", limit=10, **more)
+        page = query_tasks(session, uid, flt, now=NOW)
+        return page.total, [r.title for r in page.items]
+
+    assert fits(30) == (3, ["b", "d", "e"])  # d: easy, no estimate = 15 min
+    assert fits(60) == (5, ["b", "c", "d", "f", "e"])  # c: group 2, no estimate = 1 h; by group
+    assert fits(10) == (0, [])
+    assert fits(60, quadrants=[3, 4]) == (3, ["d", "f", "e"])
+    assert fits(120, keyword="a") == (1, ["a"])

@@ -157,8 +157,9 @@ class Harness:
         threshold: str | None = None,
         completed_at: str | None = None,
         created_at: str | None = None,
+        estimate: int | None = None,
     ) -> int:
-        """Adds one task; times are local scenario times like '2026-12-01 15:00'."""
+        """Adds one task; times are local scenario times like '2026-12-01 15:00'; `estimate` in minutes."""
         user_id = self.user(user)
         with self.state.session() as session:
             task, _ = create_task(
@@ -169,6 +170,7 @@ class Harness:
                     priority_group=group,
                     deadline_at=local(deadline) if deadline else None,
                     urgency_threshold_at=local(threshold) if threshold else None,
+                    estimate_minutes=estimate,
                 ),
                 now=local(created_at) if created_at else self.now - timedelta(days=3),
             )
