@@ -35,9 +35,19 @@ def bearer(key: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {key}"}
 
 
+def clear_of_the_minute_boundary(margin_s: float = 20.0) -> None:
+    """Waits (at most ``margin_s``) until a test has that long before the next minute: the sliding
+    window weighs the last minute's hits down as a new minute runs, so a slow test that crosses the
+    boundary would get one request more than its limit (CI under load did)."""
+    left = 60 - time.time() % 60
+    if left < margin_s:
+        time.sleep(left + 0.1)
+
+
 @pytest.fixture
 def limited(database_url: str) -> Iterator[Harness]:
     h = make_harness(database_url, rate_limit="3/minute")
+    clear_of_the_minute_boundary()
     yield h
     h.state.engine.dispose()
 
@@ -65,6 +75,7 @@ def test_a_key_over_its_limit_gets_429_while_another_key_is_served(limited: Harn
 
 def test_refusals_are_counted_in_the_metrics(database_url: str) -> None:
     h = make_harness(database_url, rate_limit="1/minute", metrics=True)
+    clear_of_the_minute_boundary()
     with TestClient(create_app(h.state.settings, state=h.state)) as client:
         assert [client.get("/tasks").status_code for _ in range(3)] == [200, 429, 429]
         exposition = client.get("/metrics").text
@@ -83,6 +94,7 @@ def test_the_model_budget_counts_only_when_a_provider_is_configured(database_url
     provider = ModelHub(default="gpt-4o-mini", base_url="http://127.0.0.1:9/v1")  # never reached: bodies are bad
     for hub, expected in ((None, [400, 400, 400]), (provider, [400, 400, 429])):
         h = make_harness(database_url, hub=hub, model_rate_limit="2/minute")
+        clear_of_the_minute_boundary()
         with TestClient(create_app(h.state.settings, state=h.state)) as client:
             codes = [client.post(CHAT, json=BAD_CHAT).status_code for _ in range(3)]
             assert codes == expected
@@ -264,6 +276,7 @@ def test_open_streams_per_key(database_url: str, monkeypatch: pytest.MonkeyPatch
 
 def test_redis_limits_429_per_key(database_url: str, redis_prefix: str) -> None:
     h = make_harness(database_url, rate_limit="2/minute", redis_url=REDIS_URL, redis_prefix=redis_prefix)
+    clear_of_the_minute_boundary()
     alice, bob = h.api_key("alice"), h.api_key("bob")
     with TestClient(create_app(h.state.settings, state=h.state)) as client:
         assert [client.get("/tasks", headers=bearer(alice)).status_code for _ in range(2)] == [200, 200]
@@ -302,6 +315,7 @@ asyncio.run(main(sys.argv[1], sys.argv[2]))
 
 def test_two_processes_sharing_redis_enforce_one_limit(redis_prefix: str) -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    clear_of_the_minute_boundary(margin_s=40)  # two interpreters start first
     procs = [
         subprocess.Popen(
             [sys.executable, "-c", HITTER, REDIS_URL, redis_prefix], cwd=ROOT, env=env, stdout=subprocess.PIPE
@@ -340,6 +354,7 @@ def test_redis_down_fails_open_with_a_log_line(
     finish.set()
     monkeypatch.setattr(api_chat, "stream", slow_stream(finish))
     h = make_harness(database_url, rate_limit="1/minute", max_streams_per_key=1, redis_url=down)
+    clear_of_the_minute_boundary()
     with (
         caplog.at_level(logging.WARNING, "suikou.ratelimit"),
         TestClient(create_app(h.state.settings, state=h.state)) as client,
@@ -358,6 +373,7 @@ async def test_a_storage_error_after_the_pause_is_tried_again() -> None:
     now = [500.0]
     down = f"redis://127.0.0.1:{free_port()}/0"
     limits = ratelimit.build(make_settings(rate_limit="1/minute", redis_url=down, redis_prefix="x:"))
+    clear_of_the_minute_boundary()
     limits.clock = lambda: now[0]
     await limits.check(ratelimit.REQUESTS, "7")
     assert limits.paused_until == 500.0 + ratelimit.OUTAGE_PAUSE_S
@@ -372,6 +388,7 @@ async def test_a_storage_error_after_the_pause_is_tried_again() -> None:
 
 async def test_memory_limits_refuse_with_retry_after() -> None:
     limits = ratelimit.build(make_settings(rate_limit="2/minute"))
+    clear_of_the_minute_boundary()
     await limits.check(ratelimit.REQUESTS, "7")
     await limits.check(ratelimit.REQUESTS, "7")
     with pytest.raises(RateLimited) as refused:
