@@ -459,7 +459,9 @@ def import_command(
         SourceName,
         typer.Option(help="ticktick: its backup CSV; todoist: a project's CSV template; suikou: `suikou export`."),
     ],
-    user: Annotated[str, typer.Option(help="Whose tasks they become (created if missing).")],
+    user: Annotated[
+        str, typer.Option(help="Whose tasks they become, created if missing (local: keyless mode's user).")
+    ] = "local",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Read and count, write nothing.")] = False,
     timezone: ZoneOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
@@ -541,12 +543,10 @@ def _import_report(summary: Summary, user: str) -> str:
 
 @cli.command()
 def export(
-    user: Annotated[str, typer.Option(help="Whose tasks.")],
+    user: Annotated[str, typer.Option(help="Whose tasks (local: keyless mode's user).")] = "local",
     fmt: Annotated[
         ExportFormat,
-        typer.Option(
-            "--format", help="json or csv (`suikou import --source suikou` reads them back), or ics (iCalendar)."
-        ),
+        typer.Option("--format", help="json, csv or ics (iCalendar): `suikou import --source suikou` reads each back."),
     ] = "json",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", dir_okay=False, help="Write to this file (default: stdout).")

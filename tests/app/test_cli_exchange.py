@@ -168,3 +168,10 @@ def test_round_trip_into_another_user(db: str, tmp_path: Path) -> None:
     summary = import_json(exported, "suikou", "bob")
     assert summary["created"] == 17 and summary["skipped"] == 0
     assert titles(db, "bob") == titles(db, "alice") != []
+
+
+def test_without_user_the_tasks_are_keyless_modes_users(db: str) -> None:
+    invoke("import", str(TODOIST), "--source", "todoist", *TZ)
+    assert len(titles(db, "local")) == 9
+    exported = json.loads(invoke("export", *TZ).stdout)
+    assert [t["title"] for t in exported["tasks"]] == titles(db, "local")
