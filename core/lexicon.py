@@ -544,3 +544,28 @@ def free_amount(text: str) -> tuple[int, str] | None:
         if m and (minutes := minutes_of(m.group("amount"))) is not None:
             return minutes, m.group(0)
     return None
+
+
+# "写周报大概要多久", "交报告要花多长时间", "how long will the report take": how long a named task takes (its
+# estimate). Group "kw" is the task's words. A note about finding out ("记一下问问装修要多久") is a note.
+HOW_LONG_RE = re.compile(
+    r"^(?!记|帮我记|提醒|备忘|待办)(?P<kw>[^，,。？?！!]{1,20}?)(?:大概|大约|估计|一般|预计)?(?:要|需要|得|会)?(?:花|用)?"
+    r"(?:多久|多长时间|多少时间|几个小时|几分钟)(?:[啊呀呢吗]|才能做完|能做完|能搞定)?[?？]?$"
+    r"|^how\s+(?:long|much\s+time)\s+(?:will|does|would|should|do)\s+(?:it\s+take\s+(?:me\s+)?to\s+)?(?P<en>.+?)"
+    r"(?:\s+take(?:\s+me)?)?\s*\??$",
+    re.IGNORECASE,
+)
+
+
+def how_long_subject(text: str) -> str | None:
+    """The task words of a how-long question ("写周报大概要多久" → "写周报"), or None."""
+    m = HOW_LONG_RE.search((text or "").strip())
+    if m is None:
+        return None
+    words = (m.group("kw") or m.group("en") or "").strip()
+    words = re.sub(r"^(?:the|my|a|an)\s+", "", words, flags=re.IGNORECASE)
+    return words if words and words.lower() not in _NOT_A_SUBJECT else None
+
+
+# What a how-long question may start with that names no task ("这个要多久": which one is not said).
+_NOT_A_SUBJECT = frozenset({"要", "需要", "得", "这个", "这", "那个", "它", "这件事", "it", "this", "that"})

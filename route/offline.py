@@ -47,7 +47,9 @@ registered action that declares it (``Action.intent``). Rules, first match wins:
    **Tasks without a deadline** — a chat reading under 0.9 that asks for tasks with no deadline
    ("无截止时间的", "undated tasks", "tasks without a deadline"; ``core.lexicon.NO_DEADLINE_RE``) → query
    (0.8): what is left unsaid is which tasks, and only one's own tasks have deadlines here. So is free
-   time said with an amount ("有半小时，干点啥"; ``core.lexicon.free_amount``): what fits in it.
+   time said with an amount ("有半小时，干点啥"; ``core.lexicon.free_amount``): what fits in it. A
+   how-long question about a named task ("写周报大概要多久", "how long will the report take";
+   ``core.lexicon.how_long_subject``) read under 0.9 → query (0.85): its estimate.
 5. **Task questions** — an explicit count or "全部/所有" with a task word, "来一个…任务", "给我点事做",
    "我很闲/有空…做什么", task nouns (任务/待办/安排/日程/事项/ddl) with a question or list word
    (有什么/有哪些/有啥/哪些/什么/几个/多少/吗/列出/看看/查一下/显示), time + "要交什么/要做什么/有什么/截止/
@@ -110,6 +112,7 @@ from core.lexicon import (
     accepted_offer_line,
     count_leftover,
     free_amount,
+    how_long_subject,
     looks_like_english_followup,
     priority_signals,
 )
@@ -710,6 +713,8 @@ def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, fl
     if accepted_offer_line(message or "", [(h.role, h.text or "") for h in history]) is not None:
         return QUERY, 0.9, "接受上一轮提议的查询"
     action, confidence, reason = _route_single(message, now=now)
+    if confidence < 0.9 and how_long_subject(message or "") is not None:
+        return QUERY, 0.85, "问一件任务要多久：看它的预计用时"
     if action == CHAT and confidence < 0.9 and NO_DEADLINE_RE.search(message or ""):
         return QUERY, 0.8, "询问没有截止时间的任务"
     if action == CHAT and confidence < 0.9 and free_amount(message or "") is not None:

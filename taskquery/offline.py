@@ -75,6 +75,7 @@ from core.lexicon import (
     english_done_subject,
     english_words,
     free_amount,
+    how_long_subject,
     priority_signals,
 )
 from core.timeanchor import TimeWindow, resolve_time
@@ -359,6 +360,9 @@ def _keyword(text: str, now: datetime, tz: str) -> str | None:
     subject = english_done_subject(text)
     if subject:
         return subject  # "did I pay rent?" → rent
+    subject = how_long_subject(text)
+    if subject and (kw := clean_keyword(subject, now, tz) if not subject.isascii() else subject):
+        return kw  # "写周报大概要多久" → 写周报
     m = _QUOTE_RE.search(text)
     if m:
         kw = clean_keyword(m.group("kw"), now, tz)

@@ -40,7 +40,7 @@ from taskquery.rendering import (
     format_day,
 )
 from taskquery.state import QueryState
-from taskquery.verdict import asks_if_done, one_series, verdict
+from taskquery.verdict import asks_how_long, asks_if_done, how_long, one_series, verdict
 
 T = TypeVar("T")
 PLAN = NodeSpec("plan", QueryPlan, PLAN_INSTRUCTIONS)
@@ -260,7 +260,8 @@ async def broaden(state: QueryState, turn: Turn) -> None:
     flt, page = state.filter, state.page
     state.retries += 1
     state.dropped_keyword = flt.keyword
-    for name, relaxed in _relaxations(flt, state.now, named=asks_if_done(state.sentence)):
+    named = asks_if_done(state.sentence) or asks_how_long(state.sentence)
+    for name, relaxed in _relaxations(flt, state.now, named=named):
         if name not in state.broadened:  # "nearest" may look after the window, then before it
             state.broadened.append(name)
         flt, page = relaxed, await run_query(turn, relaxed, state.now)
@@ -629,16 +630,18 @@ class Said:
 
 
 def done_verdict(state: QueryState) -> Said | None:
-    """ "交季度报告做完了吗": yes or no, from the rows found for the task the user named. When no
-    title has those words, that is the answer: a list found by dropping them is about other tasks."""
-    if state.page is None or not asks_if_done(state.sentence):
+    """ "交季度报告做完了吗": yes or no, from the rows found for the task the user named ("写周报大概要多久":
+    its estimate). When no title has those words, that is the answer: a list found by dropping them is
+    about other tasks."""
+    how = asks_how_long(state.sentence)
+    if state.page is None or not (how or asks_if_done(state.sentence)):
         return None
     if "keyword" in state.broadened and state.dropped_keyword:
         return Said(PREFIXES[state.locale]["no_keyword"].format(keyword=state.dropped_keyword).strip(), alone=True)
     if state.filter is None or not state.filter.keyword or state.broadened not in ([], ["time_window"]):
         return None  # no task named, or not the rows asked about: no yes or no to give
-    text = verdict(state.page, state.tz, state.now, state.locale)
+    text = how_long(state.page, state.locale) if how else verdict(state.page, state.tz, state.now, state.locale)
     if text is None:
         return None
-    one = len(state.page.items) == 1 or one_series(state.page)
+    one = len(state.page.items) == 1 or (not how and one_series(state.page))
     return Said(text, alone=one and state.offset == 0)

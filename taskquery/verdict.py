@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from core import estimates
 from core.display import format_when, is_overdue
-from core.lexicon import english_done_subject
+from core.lexicon import english_done_subject, how_long_subject
 from core.locale import Locale
 from core.store import TaskPage, TaskRow
 from taskquery.offline import is_done_check
@@ -35,6 +36,38 @@ _TEXTS: dict[Locale, dict[str, str]] = {
         "series_done": 'Yes: "{title}" was last finished {when}; the next one is due {next}.',
     },
 }
+
+
+# "写周报大概要多久": how long, from the task's estimate (core.estimates).
+_HOW_LONG: dict[Locale, dict[str, str]] = {
+    "zh": {
+        "one": "「{title}」预计{estimate}。",
+        "none": "「{title}」还没有预计用时。",
+        "several": "有 {total} 条相关的任务，各自的预计用时在下面。",
+    },
+    "en": {
+        "one": '"{title}" takes about {estimate}.',
+        "none": '"{title}" has no estimate yet.',
+        "several": "{total} tasks match; their estimates are below.",
+    },
+}
+
+
+def asks_how_long(sentence: str) -> bool:
+    return how_long_subject(sentence) is not None
+
+
+def how_long(page: TaskPage, locale: Locale) -> str | None:
+    """The answer to "how long does X take?" from the page, or None when it has nothing to say."""
+    if not page.items or not page.total_exact or page.total > len(page.items):
+        return None
+    texts = _HOW_LONG[locale]
+    if len(page.items) > 1:
+        return texts["several"].format(total=page.total)
+    row = page.items[0]
+    if row.estimate_minutes is None:
+        return texts["none"].format(title=row.title)
+    return texts["one"].format(title=row.title, estimate=estimates.text_of(row.estimate_minutes, locale))
 
 
 def asks_if_done(sentence: str) -> bool:
