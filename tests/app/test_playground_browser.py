@@ -419,6 +419,33 @@ def test_server_failures_are_told_in_chinese(browser: Any, site: Site) -> None:
     page.locator("#tasksNote.error", has_text="任务列表没有更新：数据库暂时连不上，请稍后再试。").wait_for()
 
 
+def test_a_late_task_list_does_not_paint_over_a_newer_one(browser: Any, site: Site) -> None:
+    """Loads overlap (a turn's refresh and a click on 刷新): the newest one's outcome stays."""
+    page = open_page(browser, site)
+    page.locator("#tasksNote", has_text="还没有待办").wait_for()
+    held: list[Any] = []
+    down = error_body("The database is unavailable.", "server_error", code="database_unavailable")
+
+    def tasks(route: Any) -> None:  # the older load's two requests wait; the newer one's fail
+        if len(held) < 2:
+            held.append(route)
+        else:
+            route.fulfill(status=503, json=down)
+
+    page.route("**/tasks?*", tasks)
+    page.click("#refresh")  # the older load: its requests wait
+    while len(held) < 2:  # the open list and the recently done one
+        page.wait_for_timeout(20)
+    page.click("#refresh")  # the newer load fails
+    note = page.locator("#tasksNote.error", has_text="任务列表没有更新：数据库暂时连不上，请稍后再试。")
+    note.wait_for()
+    with page.expect_response(lambda r: r.request == held[-1].request):
+        for route in held:
+            route.continue_()  # the older load answers now, 200
+    page.wait_for_timeout(300)
+    assert note.is_visible()
+
+
 def test_a_task_is_ticked_done_reopened_and_the_last_change_undone(browser: Any, site: Site) -> None:
     h = site.harness
     report = h.add("交周报", 1, "2026-12-01 15:00", user="local")
