@@ -6,6 +6,7 @@ tools, change kinds, metrics labels; see core/action.py) and one `register` line
 
 from __future__ import annotations
 
+from dayplan.action import ACTION as DAY_PLAN
 from quicknote.action import ACTION as QUICK_NOTE
 from route.chat import CHAT_ACTION
 from route.registry import ActionRegistry
@@ -27,4 +28,5 @@ def build_registry() -> ActionRegistry:
     registry.register(TASK_DELETE)
     registry.register(TASK_REPEAT)
     registry.register(UNDO)
+    registry.register(DAY_PLAN)
     return registry

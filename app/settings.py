@@ -123,6 +123,11 @@ class Settings(BaseSettings):
         description="A note nearly the same as an open task (title, deadline within 24 h): ask before writing, "
         "or write it anyway.",
     )
+    work_hours: str = Field(
+        default="09:00-18:00",
+        pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-4]):[0-5][0-9]$",
+        description="The working hours a day plan ('今天怎么安排') fills, HH:MM-HH:MM in the user's timezone.",
+    )
     note_retry_window_minutes: float = Field(
         default=10, gt=0, description="A resend of the same conversation within this is a retry, not a new note."
     )

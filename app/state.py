@@ -77,6 +77,7 @@ def turn_config_from(settings: Settings, *, reads_inline: bool = False) -> TurnC
         note_retry_window_s=settings.note_retry_window_minutes * 60,
         reads_inline=reads_inline,
         near_duplicates=settings.note_near_duplicates,
+        work_hours=settings.work_hours,
     )
 
 

@@ -104,6 +104,7 @@ class TurnConfig:
     note_retry_window_s: float = 600.0  # a resend of the same conversation within this is a retry
     # Run task reads on the event loop instead of a worker thread (SQLite: see docs/fdr/0011).
     reads_inline: bool = False
+    work_hours: str = "09:00-18:00"  # what a day plan fills, in the user's timezone (dayplan)
 
     def budget(self) -> Budget:
         """A fresh per-turn budget; its clock starts now."""

@@ -33,6 +33,7 @@ BUILTIN = [
     "task_delete",
     "task_repeat",
     "undo",
+    "day_plan",
 ]
 
 
