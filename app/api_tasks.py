@@ -29,6 +29,7 @@ from core.models import (
     TITLE_MAX,
     ClientDateTime,
     Flag,
+    ListName,
     Task,
     TaskCreate,
     TaskCreateFields,
@@ -55,6 +56,7 @@ Keyword = Annotated[
     text_rules(*TEXT_RULES),
     WithJsonSchema({"type": "string", "maxLength": TITLE_MAX, "pattern": PLAIN_TEXT}),
 ]
+NameQuery = ListName  # a list's or label's name, as a body gives one
 
 # What each kind of operation may answer besides success; the document lists exactly these.
 LIST_ERRORS = error_responses(400, 401, 500, 503)
@@ -286,6 +288,8 @@ def list_tasks(
     no_deadline: Annotated[bool, Query(description="Only tasks without a deadline")] = False,
     repeating: Annotated[bool, Query(description="Only repeating tasks (a recurrence rule)")] = False,
     keyword: Annotated[Keyword | None, Query(description="A case-insensitive substring of the title")] = None,
+    list_name: Annotated[NameQuery | None, Query(alias="list", description="Only the tasks in this list")] = None,
+    label: Annotated[NameQuery | None, Query(description="Only the tasks with this label")] = None,
     sort_by: Literal["deadline", "priority", "id"] = "deadline",
     order: Literal["asc", "desc"] = "asc",
     limit: Annotated[int, Query(ge=1, le=200)] = 50,
@@ -304,6 +308,8 @@ def list_tasks(
         no_deadline=no_deadline,
         repeating=repeating,
         keyword=keyword,
+        list_name=list_name,
+        label=label,
         sort_by=sort_by,
         order=order,
         limit=limit,

@@ -86,6 +86,13 @@ class IdempotencyKeyReused(ApiError):
     code = "idempotency_key_reused"
 
 
+class Conflict(ApiError):
+    """The request would make what exists clash (a list renamed to another list's name)."""
+
+    status = 409
+    code = "conflict"
+
+
 class PayloadTooLarge(ApiError):
     status = 413
     code = "request_too_large"

@@ -17,6 +17,7 @@ from app import (
     api_changes,
     api_chat,
     api_exchange,
+    api_lists,
     api_tasks,
     api_webhooks,
     apidocs,
@@ -103,6 +104,7 @@ def create_app(
     # Before /tasks: /tasks/export is not a task id.
     app.include_router(api_exchange.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_tasks.router, **ratelimit.route_options(settings, chat=False))
+    app.include_router(api_lists.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_changes.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_webhooks.router, **ratelimit.route_options(settings, chat=False))
     app.include_router(api_calendar.router, **ratelimit.route_options(settings, chat=False))

@@ -153,6 +153,10 @@ def _task_line(task: dict[str, Any]) -> str:
         parts.append(f"reminds {reminder.get('at') or 'when it has a deadline'}{lead}")
     if task.get("estimate_minutes"):
         parts.append(f"takes about {task['estimate_minutes']} min")
+    if task.get("list"):
+        parts.append(f"in list {task['list']}")
+    if task.get("labels"):
+        parts.append("labels " + " ".join(f"#{label}" for label in task["labels"]))
     status = _STATUS[bool(task["is_completed"]), bool(task["overdue"]) and not task["is_completed"]]
     if task.get("completed_at"):
         status += f" {task['completed_at']}"
@@ -302,6 +306,9 @@ FindTasksFilters = _rest_filters()
 async def _find_tasks(ctx: ToolContext, **filters: Any) -> ToolOutput:
     state = _STATE.get()
     assert state is not None
+    # Arguments arrive by their public names ("list"); the function takes its own ("list_name").
+    by_alias = {f.alias: name for name, f in FindTasksFilters.model_fields.items() if f.alias}
+    filters = {by_alias.get(k, k): v for k, v in filters.items()}
 
     def work() -> api_tasks.TaskList:
         with state.session() as session:

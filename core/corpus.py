@@ -156,6 +156,20 @@ SHARED_SLOTS: dict[str, tuple[str, ...]] = {
     ),
     "n": ("1", "2", "3", "5", "两", "三", "五", "一"),
     "n_en": ("1", "2", "3", "5", "two", "three", "five", "one"),
+    # lists and labels (issue 27): names people give them, and short items a list holds
+    "list_name": (
+        "购物清单", "家务清单", "工作清单", "旅行清单", "书单", "采购清单", "装修清单", "年货清单", "待买清单", "学习清单",
+        "项目A清单", "周末清单", "搬家清单", "备考清单", "读书清单", "健身清单",
+    ),
+    "list_bare": ("家务", "工作", "旅行", "装修", "采购", "学习", "周末", "搬家", "生活", "公司", "家里", "项目A"),
+    "label_name": ("工作", "紧急", "家里", "客户A", "报销", "学校", "孩子", "健康", "财务", "周报", "出差", "生活"),
+    "list_en": ("shopping", "groceries", "work", "travel", "home", "packing", "reading", "errands", "chores"),
+    "label_en": ("urgent", "work", "home", "health", "finance", "kids", "errand", "waiting"),
+    "items": (
+        "牛奶、鸡蛋、洗衣液", "面包、黄油", "酱油、醋、料酒", "抹布、垃圾袋", "充电线、插头", "纸巾、牙膏、洗发水",
+        "苹果、香蕉", "订酒店、买机票", "猫粮、猫砂", "电池、灯泡",
+    ),
+    "items_en": ("milk, eggs and bread", "batteries and light bulbs", "paper towels, soap", "coffee and tea"),
 }
 # fmt: on
 

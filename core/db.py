@@ -43,7 +43,7 @@ from sqlmodel import Session
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 # The newest migration's revision. tests/core/test_db_head.py checks it against alembic's own
 # reading of the scripts, so a new migration that forgets to move it fails the suite.
-SCHEMA_HEAD = "0012_task_estimates"
+SCHEMA_HEAD = "0013_lists_labels"
 SQLITE_BUSY_TIMEOUT_MS = 5000
 # PostgreSQL defaults (the service passes its settings). Without a connect timeout psycopg waits
 # 130 s for a server that accepts the TCP connection but never answers.

@@ -23,15 +23,19 @@ _EN_NUMBERS = {
     "fifteen": 15, "twenty": 20, "thirty": 30, "forty-five": 45,
 }  # fmt: skip
 _UNIT_MINUTES = {
-    "小时": 60, "钟头": 60, "分钟": 1, "天": WORKDAY_MINUTES, "工作日": WORKDAY_MINUTES,
+    "小时": 60, "钟头": 60, "分钟": 1, "刻钟": 15, "天": WORKDAY_MINUTES, "工作日": WORKDAY_MINUTES,
     "h": 60, "hr": 60, "hrs": 60, "hour": 60, "hours": 60, "min": 1, "mins": 1, "minute": 1, "minutes": 1,
+    "day": WORKDAY_MINUTES, "days": WORKDAY_MINUTES, "working day": WORKDAY_MINUTES, "working days": WORKDAY_MINUTES,
 }  # fmt: skip
 _AMOUNT = re.compile(
     r"^(?P<num>[\d.]+|[一二两三四五六七八九十几]{1,3}|an?|one|two|three|four|five|six|ten|fifteen|twenty|thirty"
-    r"|forty-five|half an?|半)?\s*(?:个)?(?P<half>半)?\s*(?:个)?\s*(?P<unit>小时|钟头|分钟|工作日|天|hours?|hrs?|h|minutes?|mins?|min)"
-    r"(?P<and_half>\s+and\s+a\s+half)?$",
+    r"|forty-five|half an?|半)?\s*(?:个)?(?P<half>半)?\s*(?:个)?\s*"
+    r"(?P<unit>小时|钟头|分钟|刻钟|工作日|天|working days?|days?|hours?|hrs?|h|minutes?|mins?|min)"
+    r"(?P<and_half>\s+and\s+a\s+half|(?<=[时头天日])半)?$",  # "3 hours and a half", "一天半", "两小时半"
     re.IGNORECASE,
 )
+# "1小时30分", "两个小时十五分钟": hours and minutes said together (as text_of says them back).
+_HOURS_AND_MINUTES = re.compile(r"^(?P<hours>.+?(?:小时|钟头))(?P<minutes>[\d零一二两三四五六七八九十]{1,3})分(?:钟)?$")
 
 
 def _number(text: str | None) -> float | None:
@@ -62,6 +66,11 @@ def minutes_of(amount: str) -> int | None:
     text = amount.strip()
     if re.fullmatch(r"an?\s+hour\s+and\s+a\s+half", text, re.IGNORECASE):
         return 90
+    both = _HOURS_AND_MINUTES.match(text)
+    if both is not None:
+        hours, minutes = minutes_of(both["hours"]), minutes_of(f"{both['minutes']}分钟")
+        total = hours + minutes if hours is not None and minutes is not None and minutes < 60 else None
+        return total if total is not None and total <= ESTIMATE_MAX else None
     m = _AMOUNT.match(text)
     if m is None:
         return None

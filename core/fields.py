@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from core import titlegrams
+from core import listnames, titlegrams
 from core.models import Task
 
 __all__ = ["SNAPSHOT_FIELDS", "TIME_FIELDS", "UNITS", "locked_task", "restore_fields", "same", "snapshot", "touched"]
@@ -27,6 +27,8 @@ SNAPSHOT_FIELDS = (
     "recurrence",
     "reminders",
     "estimate_minutes",
+    "list_name",
+    "labels",
 )
 TIME_FIELDS = ("deadline_at", "urgency_threshold_at", "completed_at")
 # Fields that change together and are put back together: completion is one fact.
@@ -39,6 +41,8 @@ UNITS: tuple[tuple[str, ...], ...] = (
     ("recurrence",),
     ("reminders",),
     ("estimate_minutes",),
+    ("list_name",),
+    ("labels",),
 )
 
 
@@ -58,6 +62,8 @@ def snapshot(task: Task) -> dict[str, Any]:
         "recurrence": task.recurrence,
         "reminders": task.reminders,
         "estimate_minutes": task.estimate_minutes,
+        "list_name": task.list_name,
+        "labels": task.labels,
     }
 
 
@@ -94,6 +100,8 @@ def restore_fields(task: Task, before: dict[str, Any], after: dict[str, Any]) ->
         setattr(task, name, _value(name, value))
     if "title" in before and "title" not in kept:
         task.title_key = titlegrams.match_key(task.title)
+    if "list_name" in before and "list_name" not in kept:
+        task.list_key = listnames.key(task.list_name) if task.list_name else None
     return kept
 
 

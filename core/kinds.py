@@ -23,7 +23,7 @@ from typing import Any, Literal
 import sqlalchemy as sa
 from sqlmodel import Session, col, select
 
-from core import estimates, titlegrams
+from core import estimates, listnames, titlegrams
 from core.display import format_when, group_label
 from core.fields import locked_task, restore_fields, touched
 from core.locale import Locale
@@ -167,6 +167,9 @@ _ROW_FIELDS = (
     "recurrence",
     "reminders",
     "estimate_minutes",
+    "list_name",
+    "list_key",
+    "labels",
 )
 
 
@@ -267,6 +270,8 @@ _BACK: dict[str, tuple[str, str]] = {
     "deadline_at": ("截止改回 {value}", "deadline back to {value}"),
     "urgency_threshold_at": ("紧急时间改回 {value}", "urgent-from back to {value}"),
     "estimate_minutes": ("预计用时改回{value}", "estimate back to {value}"),
+    "list_name": ("清单改回{value}", "list back to {value}"),
+    "labels": ("标签改回{value}", "labels back to {value}"),
 }
 
 
@@ -275,6 +280,9 @@ def _shown(name: str, value: Any, telling: Telling) -> str:
         return group_label(int(value), telling.locale) if value is not None else telling.when(None)
     if name == "title":
         return _quoted(str(value), telling)
+    if name in ("list_name", "labels"):
+        names = listnames.label_list(value) if name == "labels" else ([value] if value else [])
+        return "、".join(names) if names else ("无" if telling.locale == "zh" else "none")
     if name == "estimate_minutes":
         return (
             estimates.text_of(int(value), telling.locale) if value else ("未设" if telling.locale == "zh" else "none")

@@ -58,15 +58,17 @@ from datetime import UTC, datetime
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from pydantic import AfterValidator, BeforeValidator, Strict, WithJsonSchema, field_validator
+from pydantic import AfterValidator, AliasChoices, BeforeValidator, Strict, WithJsonSchema, field_validator
 from pydantic import Field as Bounds
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 from sqlmodel import Field, SQLModel
 
+from core import listnames
 from core.estimates import ESTIMATE_MAX
 from core.locale import Locale
 from core.reminderspec import duration_text, resolved
+from core.textrules import INVISIBLE, PLAIN_TEXT, SPACE, UNICODE_TEXT, VISIBLE_TEXT
 
 TITLE_MAX = 500
 
@@ -126,19 +128,7 @@ def _require_aware(value: datetime | None) -> datetime | None:
 # what clients may send: one place for the bounds. The OpenAPI document shows these very patterns,
 # and the server checks them with `re.fullmatch` (JSON Schema's `pattern`, anchored as in ECMA-262).
 
-# Text every backend stores: PostgreSQL refuses NUL in text. A lone surrogate (a legal JSON escape
-# such as "\ud800", but not Unicode) fails on the way to any database or UTF-8 encoder; JSON Schema
-# patterns cannot name it (Rust's and ECMA's engines read strings as Unicode), so only the server
-# checks it, and the document says so in words.
-PLAIN_TEXT = r"^[^\x00]*$"
-UNICODE_TEXT = r"^[^\ud800-\udfff]*$"
-# Whitespace as `str.strip` and `str.isspace` see it, spelled out: `\s` differs between engines.
-SPACE = r"\t\n\v\f\r\x1c-\x1f \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
-# Characters that show nothing although `str.isspace` says they are not space: zero-width space,
-# joiners, word joiner, BOM, soft hyphen, Mongolian vowel separator, invisible operators. A title
-# made only of these (and space) reads as blank to a person.
-INVISIBLE = r"\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff"
-VISIBLE_TEXT = rf"^[^\x00]*[^\x00{SPACE}{INVISIBLE}][^\x00]*$"
+# (PLAIN_TEXT, SPACE, INVISIBLE, VISIBLE_TEXT: core.textrules, re-exported here.)
 
 # Datetimes from clients: RFC 3339 with an offset (`Z` or +hh:mm), nothing else: a naive time is
 # "naive in which zone?", and a bare number such as 0.5 is not a date (pydantic would read 1970).
@@ -205,6 +195,20 @@ def whole_number(value: Any) -> Any:
 Group = Annotated[int, Strict(), Bounds(ge=1, le=4), BeforeValidator(whole_number)]
 Minutes = Annotated[int, Strict(), Bounds(ge=1, le=ESTIMATE_MAX), BeforeValidator(whole_number)]
 Flag = Annotated[bool, Strict()]
+
+
+_NAME_SCHEMA = {"type": "string", "maxLength": listnames.NAME_MAX, "pattern": listnames.NAME_TEXT}
+ListName = Annotated[
+    str,
+    Strict(),
+    text_rules((UNICODE_TEXT, NO_NUL)),
+    AfterValidator(listnames.clean_name),
+    WithJsonSchema(_NAME_SCHEMA),
+]
+Labels = Annotated[list[ListName], Bounds(max_length=listnames.LABELS_MAX), AfterValidator(listnames.clean_labels)]
+LIST_ALIAS = AliasChoices("list", "list_name")  # "list" on the wire; list_name in code
+LIST_HELP = "The list (project) the task is in, by name: created on first use, compared ignoring case."
+LABELS_HELP = "The task's labels (tags), by name, without '#'."
 
 
 # ---------------------------------------------------------------------------------------------
@@ -277,6 +281,7 @@ class Task(TaskBase, table=True):
             "priority_group",
         ),
         sa.Index("ix_tasks_user_state_created_at", "user_id", "is_completed", "created_at"),
+        sa.Index("ix_tasks_user_list", "user_id", "list_key", "is_completed", "deadline_at"),
         sa.Index(
             "ix_tasks_user_state_title_key",
             "user_id",
@@ -306,6 +311,11 @@ class Task(TaskBase, table=True):
     occurrences_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
     # Its reminders as JSON (core.reminders): [{"before_s": 1800}, {"at": "…"}]; NULL: none.
     reminders: str | None = Field(default=None, sa_type=sa.Text)
+    # The list it is in (core.lists), as written, and as lists are compared (its match key); NULL: none.
+    list_name: str | None = Field(default=None, sa_type=sa.Text)
+    list_key: str | None = Field(default=None, sa_type=sa.Text)
+    # Its labels as a JSON array of names (core.lists.labels_json); NULL: none. task_labels indexes them.
+    labels: str | None = Field(default=None, sa_type=sa.Text)
 
 
 def _stored_recurrence(value: str | None) -> str | None:
@@ -321,11 +331,17 @@ class TaskCreateFields(TaskBase):
     """What any client may set when creating a task (validated; datetimes must be aware): the body of
     every surface's create, each adding its own shape of the rule (REST: app/api_tasks.py)."""
 
+    model_config = {"populate_by_name": True}
+
     title: ClientTitle
     priority_group: Group = 2
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
     estimate_minutes: Minutes | None = None
+    list_name: ListName | None = Bounds(
+        default=None, validation_alias=LIST_ALIAS, serialization_alias="list", description=LIST_HELP
+    )
+    labels: Labels | None = Field(default=None, description=LABELS_HELP)
 
     @field_validator("deadline_at", "urgency_threshold_at")
     @classmethod
@@ -363,11 +379,20 @@ class TaskUpdateFields(SQLModel):
     through :func:`core.store.complete_task`, or here via ``is_completed``.
     """
 
+    model_config = {"populate_by_name": True}
+
     title: ClientTitle | None = None
     priority_group: Group | None = None
     deadline_at: ClientDateTime | None = None
     urgency_threshold_at: ClientDateTime | None = None
     estimate_minutes: Minutes | None = None
+    list_name: ListName | None = Bounds(
+        default=None,
+        validation_alias=LIST_ALIAS,
+        serialization_alias="list",
+        description=LIST_HELP + " null takes it out.",
+    )
+    labels: Labels | None = Field(default=None, description=LABELS_HELP + " All of them: null or [] removes them.")
     is_completed: Flag | None = None
 
     @field_validator("deadline_at", "urgency_threshold_at")
@@ -489,6 +514,15 @@ class TaskPublic(TaskBase):
     reminders: list[ReminderPublic] = Field(
         default_factory=list, description="When the task reminds its owner (reminder.due events to their webhooks)."
     )
+    list_name: str | None = Bounds(
+        default=None,
+        validation_alias=LIST_ALIAS,
+        serialization_alias="list",
+        description="The list it is in; null: none.",
+    )
+    labels: list[str] = Field(default_factory=list, description="Its labels.")
+
+    model_config = {"populate_by_name": True, "serialize_by_alias": True}
 
     @classmethod
     def from_task(cls, task: Task, *, now: datetime, locale: Locale = "zh") -> TaskPublic:
@@ -510,6 +544,8 @@ class TaskPublic(TaskBase):
             overdue=is_overdue(task.deadline_at, task.is_completed, now),
             recurrence=public_recurrence(task.recurrence, locale),
             reminders=public_reminders(task),
+            list_name=task.list_name,
+            labels=listnames.label_list(task.labels),
         )
 
 
@@ -519,6 +555,7 @@ __all__ = [
     "NO_NUL",
     "PLAIN_TEXT",
     "PROMOTABLE_GROUPS",
+    "SPACE",
     "TEXT_RULES",
     "TITLE_MAX",
     "VISIBLE_TEXT",
@@ -530,6 +567,8 @@ __all__ = [
     "ClientTitle",
     "Flag",
     "Group",
+    "Labels",
+    "ListName",
     "RecurrencePublic",
     "ServiceSecret",
     "Task",
@@ -537,6 +576,8 @@ __all__ = [
     "TaskChange",
     "TaskCreate",
     "TaskCreateFields",
+    "TaskLabel",
+    "TaskListRecord",
     "TaskPublic",
     "TaskTitleGram",
     "TaskUpdate",
@@ -554,6 +595,42 @@ __all__ = [
     "utcnow",
     "whole_number",
 ]
+
+
+# ---------------------------------------------------------------------------------------------
+# task_lists, task_labels (core.lists)
+
+
+class TaskListRecord(SQLModel, table=True):
+    """One of a user's lists, by name (``key``: how names are compared, core.listnames.key). Made on
+    first use; a list without tasks stays until it is deleted. Tasks name their list (``tasks.list_key``)."""
+
+    __tablename__ = "task_lists"
+    __table_args__ = (sa.UniqueConstraint("user_id", "key", name="uq_task_lists_user_key"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", nullable=False)
+    name: str = Field(sa_type=sa.Text, nullable=False)
+    key: str = Field(sa_type=sa.Text, nullable=False)
+    created_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+
+
+class TaskLabel(SQLModel, table=True):
+    """One row per (user, label key, task): what a label filter reads, written again from
+    ``tasks.labels`` with every write to the task (core.lists.sync_labels)."""
+
+    __tablename__ = "task_labels"
+    __table_args__ = {"sqlite_with_rowid": False}
+
+    user_id: int = Field(primary_key=True, sa_column_kwargs={"autoincrement": False})
+    key: str = Field(primary_key=True, sa_type=sa.Text)
+    task_id: int = Field(
+        primary_key=True,
+        foreign_key="tasks.id",
+        ondelete="CASCADE",
+        index=True,
+        sa_column_kwargs={"autoincrement": False},
+    )
 
 
 # ---------------------------------------------------------------------------------------------

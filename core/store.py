@@ -37,11 +37,12 @@ from sqlalchemy.engine import Dialect
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core import estimates, occurrences, reminders, series, titlegrams
+from core import estimates, listnames, lists, occurrences, reminders, series, titlegrams
 from core.models import (
     PROMOTABLE_GROUPS,
     Task,
     TaskCreate,
+    TaskLabel,
     TaskOccurrence,
     TaskUpdate,
     UTCDateTime,
@@ -78,6 +79,9 @@ class TaskFilter(BaseModel):
     keyword: str | None = None  # case-insensitive literal substring of the title
     # Free time ("我有两个小时空"): only tasks whose estimate (else their group's default) fits in it.
     fits_minutes: int | None = Field(default=None, ge=1)
+    # Only the tasks in this list / with this label (names, compared as core.listnames.key does).
+    list_name: str | None = None
+    label: str | None = None
     sort_by: Literal["deadline", "priority", "id"] = "deadline"
     order: Literal["asc", "desc"] = "asc"
     limit: int = Field(default=5, ge=0)
@@ -102,6 +106,8 @@ class TaskRow(NamedTuple):
     promoted: bool
     recurrence: str | None = None  # a repeating task's rule, stored form (core.recurrence)
     estimate_minutes: int | None = None
+    list_name: str | None = None
+    labels: str | None = None  # stored form (core.listnames.label_list reads it)
 
 
 @dataclass(frozen=True)
@@ -210,6 +216,8 @@ def task_row(task: Task, *, now: datetime) -> TaskRow:
         promoted=eff != task.priority_group,
         recurrence=task.recurrence,
         estimate_minutes=task.estimate_minutes,
+        list_name=task.list_name,
+        labels=task.labels,
     )
 
 
@@ -229,6 +237,8 @@ _LIMIT = sa.bindparam("limit", 0, type_=sa.Integer)
 _OFFSET = sa.bindparam("offset", 0, type_=sa.Integer)
 _CAP = sa.bindparam("cap", 0, type_=sa.BigInteger)  # offset + limit + 1 can pass 2**31 - 1
 _FITS = sa.bindparam("fits", 0, type_=sa.Integer)
+_LIST = sa.bindparam("list_key", "", type_=sa.Text)
+_LABEL = sa.bindparam("label_key", "", type_=sa.Text)
 
 _TIME_COLUMNS = {
     "deadline": col(Task.deadline_at),
@@ -261,6 +271,8 @@ class _Shape:
     no_deadline: bool = False
     repeating: bool = False
     fits: bool = False
+    in_list: bool = False
+    labeled: bool = False
 
     @property
     def split(self) -> bool:
@@ -296,6 +308,8 @@ def _shape(flt: TaskFilter, dialect: str, plan: titlegrams.KeywordPlan | None = 
         no_deadline=flt.no_deadline,
         repeating=flt.repeating,
         fits=flt.fits_minutes is not None,
+        in_list=flt.list_name is not None,
+        labeled=flt.label is not None,
     )
 
 
@@ -311,7 +325,24 @@ def _values(flt: TaskFilter, user_id: int, now: datetime, dialect: str) -> dict[
         values["pattern"] = _like_pattern(key)
     if flt.fits_minutes is not None:
         values["fits"] = flt.fits_minutes
+    values.update(_named_values(flt))
     return values
+
+
+def _named_values(flt: TaskFilter) -> dict[str, str]:
+    """The list's and label's keys a filter binds."""
+    values = {}
+    if flt.list_name is not None:
+        values["list_key"] = listnames.key(flt.list_name)
+    if flt.label is not None:
+        values["label_key"] = listnames.key(flt.label)
+    return values
+
+
+def _labeled(task_id: Any) -> sa.ColumnElement[bool]:
+    """The task has the label: a range of task_labels' primary key (user, key, task)."""
+    tagged = sa.select(col(TaskLabel.task_id)).where(col(TaskLabel.user_id) == _USER, col(TaskLabel.key) == _LABEL)
+    return cast(sa.ColumnElement[bool], task_id.in_(tagged))
 
 
 def _needed_minutes() -> sa.ColumnElement[int]:
@@ -340,6 +371,10 @@ def _base_conditions(shape: _Shape) -> list[sa.ColumnElement[bool]]:
         conds.append(col(Task.recurrence).is_not(None))
     if shape.fits:
         conds.append(_needed_minutes() <= _FITS)
+    if shape.in_list:
+        conds.append(col(Task.list_key) == _LIST)
+    if shape.labeled:
+        conds.append(_labeled(col(Task.id)))
     if shape.after:
         conds.append(time_col >= _AFTER)
     if shape.before:
@@ -471,6 +506,8 @@ def _page_select(shape: _Shape, *, one_group: bool, window: sa.BindParameter[int
             col(Task.created_at),
             col(Task.recurrence),
             col(Task.estimate_minutes),
+            col(Task.list_name),
+            col(Task.labels),
         )
         .where(*conds)
         .order_by(*_ordering(shape, _TaskColumns(eff)))
@@ -539,7 +576,7 @@ class _Reader:
     def rows(self, kind: str, **extra: Any) -> list[TaskRow]:
         t = self.read_time
         return [
-            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], r[9], r[10])  # type: ignore[arg-type]  # created_at is NOT NULL
+            TaskRow(r[0], r[1], r[2], r[3], t(r[4]), t(r[5]), bool(r[6]), t(r[7]), t(r[8]), r[3] != r[2], *r[9:13])  # type: ignore[arg-type]  # created_at is NOT NULL
             for r in self.run(kind, **extra)
         ]
 
@@ -641,6 +678,13 @@ class _SeriesShape:
     with_overdue: bool
     sort_by: str
     order: str
+    in_list: bool = False
+    labeled: bool = False
+
+    @property
+    def joined(self) -> bool:
+        """Whether a condition reads the task's own row (the occurrence rows don't hold it)."""
+        return self.keyword or self.in_list or self.labeled
 
 
 def _series_effective_group() -> sa.ColumnElement[int]:
@@ -662,11 +706,15 @@ def _series_conditions(shape: _SeriesShape) -> list[sa.ColumnElement[bool]]:
         conds.append(_series_effective_group().in_(shape.wanted))
     if shape.keyword:
         conds.append(_TASKS.c.title_key.like(_PATTERN, escape="\\"))
+    if shape.in_list:
+        conds.append(_TASKS.c.list_key == _LIST)
+    if shape.labeled:
+        conds.append(_labeled(o.task_id))
     return conds
 
 
 def _series_source(shape: _SeriesShape) -> Any:
-    return _OCC.join(_TASKS, _TASKS.c.id == _OCC.c.task_id) if shape.keyword else _OCC
+    return _OCC.join(_TASKS, _TASKS.c.id == _OCC.c.task_id) if shape.joined else _OCC
 
 
 def _build_series_count(shape: _SeriesShape) -> sa.Select[Any]:
@@ -731,6 +779,8 @@ def _build_series_page(shape: _SeriesShape) -> sa.Select[Any]:
         t.created_at.label("created_at"),
         t.recurrence.label("recurrence"),
         t.estimate_minutes.label("estimate_minutes"),
+        t.list_name.label("list_name"),
+        t.labels.label("labels"),
     ).select_from(first.join(_TASKS, t.id == first.c.task_id))
 
 
@@ -742,7 +792,7 @@ def _build_series_window(shape: _SeriesShape) -> sa.Select[Any]:
     p = page.c
     return (
         sa.select(head.c.n, head.c.uncovered, p.id, p.title, p.priority_group, p.eff, p.at, p.threshold_at)
-        .add_columns(p.created_at, p.recurrence, p.estimate_minutes)
+        .add_columns(p.created_at, p.recurrence, p.estimate_minutes, p.list_name, p.labels)
         .select_from(head.outerjoin(page, sa.true()))
         .order_by(*_series_ordering(shape, p.at, p.eff, p.id))
     )
@@ -767,6 +817,8 @@ def _series_indexed(
         with_overdue=flt.with_overdue,
         sort_by=flt.sort_by,
         order=flt.order,
+        in_list=flt.list_name is not None,
+        labeled=flt.label is not None,
     )
     assert flt.time_after is not None and flt.time_before is not None
     cap = max(TOTAL_CAP, end) + 1
@@ -780,11 +832,12 @@ def _series_indexed(
     }
     if key:
         values["pattern"] = _like_pattern(key)
+    values.update(_named_values(flt))
     found = fetch(conn, _series_prepared(shape), values)
     counted, walk = int(found[0][0]), int(found[0][1]) > 0
     t = read_time(dialect)
     rows = [
-        TaskRow(r[2], r[3], r[4], r[5], t(r[6]), t(r[7]), False, None, t(r[8]), r[5] != r[4], r[9], r[10])  # type: ignore[arg-type]  # at, created_at are NOT NULL
+        TaskRow(r[2], r[3], r[4], r[5], t(r[6]), t(r[7]), False, None, t(r[8]), r[5] != r[4], *r[9:13])  # type: ignore[arg-type]  # at, created_at are NOT NULL
         for r in found
         if r[2] is not None
     ]
@@ -814,12 +867,15 @@ def _series_walked(conn: sa.Connection, user_id: int, flt: TaskFilter, now: date
     assert after is not None and before is not None
     found = conn.execute(_SERIES_WALKED, {"user_id": user_id, "after": after, "before": before}).mappings().all()
     key = _keyword_key(flt)
+    named = _named_values(flt)
     rows = []
     for task in (Task.model_validate(dict(r)) for r in found):
         if (key and key not in task.title_key) or (
             flt.with_overdue and task.deadline_at is not None and task.deadline_at < now
         ):
             continue  # not the keyword's; or already listed as overdue
+        if not _names_match(task, named):
+            continue
         moment = series.first_in(task, after, before)
         if moment is None:
             continue
@@ -830,6 +886,14 @@ def _series_walked(conn: sa.Connection, user_id: int, flt: TaskFilter, now: date
         if not flt.quadrants or row.effective_group in flt.quadrants:
             rows.append(row)
     return rows
+
+
+def _names_match(task: Task, named: dict[str, str]) -> bool:
+    """The task is in the filter's list and has its label (keys from :func:`_named_values`)."""
+    if "list_key" in named and task.list_key != named["list_key"]:
+        return False
+    labels = {listnames.key(n) for n in listnames.label_list(task.labels)}
+    return "label_key" not in named or named["label_key"] in labels
 
 
 def _order_key(flt: TaskFilter) -> Any:
@@ -1006,6 +1070,9 @@ def create_task(
         "recurrence": data.recurrence,
         "reminders": data.reminders,
         "estimate_minutes": data.estimate_minutes,
+        "list_name": data.list_name,
+        "list_key": listnames.key(data.list_name) if data.list_name else None,
+        "labels": listnames.labels_json(data.labels),
     }
     if source_key is None:
         task = Task(**values)
@@ -1056,9 +1123,13 @@ def create_task(
 
 def refresh_derived(session: Session, task: Task) -> None:
     """What is kept from a task's row after every write to it: its occurrence index
-    (:mod:`core.occurrences`) and its reminders' schedule (:mod:`core.reminders`)."""
+    (:mod:`core.occurrences`), its reminders' schedule (:mod:`core.reminders`), its labels' index
+    and its list's row (:mod:`core.lists`)."""
     occurrences.sync(session, task)
     reminders.reschedule(session, task)
+    lists.sync_labels(session, task)
+    if task.list_name:
+        lists.ensure_list(session, task.user_id, task.list_name, now=task.updated_at)
 
 
 def _set_completed(task: Task, completed: bool, now: datetime) -> bool:
@@ -1082,6 +1153,10 @@ def apply_update(session: Session, task: Task, data: TaskUpdate, *, now: datetim
     for name in ("title", "priority_group"):  # required fields cannot be cleared
         if name in changes and changes[name] is None:
             del changes[name]
+    if "labels" in changes:
+        changes["labels"] = listnames.labels_json(changes["labels"])
+    if "list_name" in changes:
+        changes["list_key"] = listnames.key(changes["list_name"]) if changes["list_name"] else None
     for name, value in changes.items():
         setattr(task, name, value)
     if "title" in changes:

@@ -29,8 +29,8 @@ from typing import Any, Literal
 
 from sqlmodel import Session, col, select
 
-from core import attempts, changes, kinds, outbox, series, store
-from core.models import Task, TaskChange, TaskCreate, TaskUpdate
+from core import attempts, changes, kinds, listnames, lists, outbox, series, store
+from core.models import Task, TaskChange, TaskCreate, TaskLabel, TaskListRecord, TaskUpdate
 from core.turn import AttemptKeys, Turn
 
 __all__ = ["Author", "Writer", "author", "chat_author", "writing"]
@@ -74,6 +74,7 @@ class Writer:
     change_ids: list[int] = field(default_factory=list)
     created: list[Task] = field(default_factory=list)
     report: dict[str, Any] = field(default_factory=dict)  # more of the result (e.g. an undo's)
+    touched_lists: bool = False  # a list made, renamed or deleted (no task's change logs that)
 
     @property
     def copy(self) -> bool:
@@ -86,7 +87,7 @@ class Writer:
 
     @property
     def wrote(self) -> bool:
-        return bool(self.change_ids)
+        return bool(self.change_ids) or self.touched_lists
 
     def _check(self) -> None:
         if self.copy:
@@ -213,6 +214,70 @@ class Writer:
             self.session.delete(task)
             self.session.flush()
         return ids
+
+    # --- lists and labels: a task's part of each is one of its fields, logged as an update ---------
+
+    def make_list(self, name: str) -> TaskListRecord:
+        """The author's list called ``name``, made if new."""
+        self._check()
+        found = lists.find_list(self.session, self.by.user_id, name)
+        if found is not None:
+            return found
+        self.touched_lists = True
+        return lists.ensure_list(self.session, self.by.user_id, name, now=self.by.now)
+
+    def rename_list(self, record: TaskListRecord, name: str) -> None:
+        """Renames the author's list and moves its tasks to the new name (each logged); the name
+        must not be another list's (the surfaces check and say so)."""
+        self._check()
+        if record.user_id != self.by.user_id:
+            raise ValueError("a write takes the author's own list")
+        other = lists.find_list(self.session, self.by.user_id, name)
+        if other is not None and other.id != record.id:
+            raise ValueError(f"another list is called {name!r}")
+        old_key, self.touched_lists = record.key, True
+        record.name, record.key = name, listnames.key(name)
+        self.session.add(record)
+        self.session.flush()
+        for task in self._tasks_where(col(Task.list_key) == old_key):
+            self.update(task, TaskUpdate(list_name=name))
+        self.report["list"] = name
+
+    def delete_list(self, record: TaskListRecord) -> int:
+        """Deletes the author's list; its tasks stay, in no list (each logged, so undo puts them
+        back, which makes the list again). How many tasks it held."""
+        self._check()
+        if record.user_id != self.by.user_id:
+            raise ValueError("a write takes the author's own list")
+        held = self._tasks_where(col(Task.list_key) == record.key)
+        self.touched_lists = True
+        self.session.delete(record)
+        self.session.flush()
+        for task in held:
+            self.update(task, TaskUpdate(list_name=None))
+        self.report["deleted_list"] = record.name
+        return len(held)
+
+    def relabel(self, label: str, name: str | None) -> int:
+        """Renames the author's label on every task that has it (None: takes it off); how many."""
+        self._check()
+        key = listnames.key(label)
+        tagged = select(TaskLabel.task_id).where(col(TaskLabel.user_id) == self.by.user_id, col(TaskLabel.key) == key)
+        held = self._tasks_where(col(Task.id).in_(tagged))
+        for task in held:
+            names = [n for n in listnames.label_list(task.labels) if listnames.key(n) != key]
+            if name is not None:
+                at = [listnames.key(n) for n in listnames.label_list(task.labels)].index(key)
+                names.insert(min(at, len(names)), name)
+            self.update(task, TaskUpdate(labels=listnames.clean_labels(names)))
+        return len(held)
+
+    def tasks_in_list(self, key: str) -> list[Task]:
+        return self._tasks_where(col(Task.list_key) == key)
+
+    def _tasks_where(self, condition: Any) -> list[Task]:
+        stmt = select(Task).where(col(Task.user_id) == self.by.user_id, condition).order_by(col(Task.id))
+        return list(self.session.exec(stmt.with_for_update()).all())
 
     def revert(self, change_ids: Sequence[int]) -> changes.Undone:
         """Undoes the author's changes ``change_ids`` (each by its own kind's inverse)."""

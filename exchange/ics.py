@@ -34,7 +34,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import icalendar
 from icalendar import Alarm, Calendar, Event, Todo
 
-from core import recurrence, reminderspec, series
+from core import listnames, recurrence, reminderspec, series
 from core.estimates import ESTIMATE_MAX
 from core.models import Task
 from exchange.rows import DAY_END, ICS_PRIORITY, BadFile, Parsed, Row, Skip, group_from_ics
@@ -159,6 +159,10 @@ def _todo(task: Task, tz: str, zones: _Zones) -> Todo:
     todo.add("priority", ICS_PRIORITY[task.priority_group])
     if task.estimate_minutes:  # RFC 9253's ESTIMATED-DURATION: how long the work takes
         todo.add("estimated-duration", icalendar.vDuration(timedelta(minutes=task.estimate_minutes)))
+    if labels := listnames.label_list(task.labels):  # what calendar apps show as categories (tags)
+        todo.add("categories", labels)
+    if task.list_name:  # no standard property holds a list: Suikou's own, read back by Suikou
+        todo.add("x-suikou-list", task.list_name)
     rec = series.rule_of(task) if not task.is_completed else None
     zone = ZoneInfo(rec.tz if rec is not None else tz)
     all_day = task.deadline_at is not None and _day_only(task.deadline_at, zone)
@@ -309,7 +313,8 @@ def _row(todo: Any, line: int, tz: str) -> Row | Skip:
     leads, moments = _reminders(todo, all_day, line)
     completed = status == "COMPLETED"
     done_at = _prop(todo, "completed", line)
-    not_kept = tuple(n for n in ("description", "categories", "location") if todo.get(n))
+    not_kept = tuple(n for n in ("description", "location") if todo.get(n))
+    own_list = str(todo.get("x-suikou-list") or "")
     estimate = _estimate(todo.get("estimated-duration"))
     return Row(
         line=line,
@@ -326,8 +331,20 @@ def _row(todo: Any, line: int, tz: str) -> Row | Skip:
         reminders=leads,
         reminder_at=moments,
         estimate_minutes=estimate,
+        list_name=listnames.lenient(own_list) if own_list else None,
+        labels=tuple(listnames.lenient_labels(_categories(todo.get("categories")))),
         not_kept=not_kept + (("title",) if len(title) > 500 else ()),
     )
+
+
+def _categories(prop: Any) -> list[str]:
+    """CATEGORIES' values, one property or several (each a vCategory, or text)."""
+    props = prop if isinstance(prop, list) else [prop] if prop is not None else []
+    out: list[str] = []
+    for item in props:
+        cats = getattr(item, "cats", None)
+        out += [str(c) for c in cats] if cats is not None else str(item).split(",")
+    return out
 
 
 def _estimate(prop: Any) -> int | None:

@@ -97,6 +97,8 @@ def _create(row: Row, tz: str) -> TaskCreate:
             recurrence=rule,
             reminders=reminderspec.stored(specs),
             estimate_minutes=row.estimate_minutes,
+            list_name=row.list_name,
+            labels=list(row.labels) or None,
         )
     except recurrence.RuleError as exc:
         raise BadFile(f"the repetition can't be kept: {exc}", row=row.line, column="recurrence") from exc

@@ -8,7 +8,9 @@ A task's record (JSON; CSV has the same columns, ``reminders`` as space-separate
      "all_day": false, "timezone": "Asia/Shanghai", "urgency_threshold_at": null,
      "is_completed": false, "completed_at": null, "created_at": "…", "updated_at": "…",
      "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=MO", "start": "2026-11-30T09:00:00+08:00", "text": "每周一 09:00"},
-     "reminders": [{"before": "PT30M"}], "estimate_minutes": 60}
+     "reminders": [{"before": "PT30M"}], "estimate_minutes": 60, "list": "工作", "labels": ["周报"]}
+
+CSV writes labels as one cell, "#"-prefixed and space-separated ("#周报 #急").
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from core import recurrence, reminderspec, series
+from core import listnames, recurrence, reminderspec, series
 from core.estimates import ESTIMATE_MAX
 from core.models import Task
 from exchange import ics
@@ -34,7 +36,7 @@ VERSION = 1
 COLUMNS = (
     "id", "title", "priority_group", "deadline_at", "all_day", "timezone", "urgency_threshold_at",
     "is_completed", "completed_at", "created_at", "updated_at", "recurrence_rule", "recurrence_start",
-    "recurrence_text", "reminders", "estimate_minutes",
+    "recurrence_text", "reminders", "estimate_minutes", "list", "labels",
 )  # fmt: skip
 
 
@@ -70,6 +72,8 @@ def record(task: Task, *, tz: str) -> dict[str, Any]:
         else {"rule": rec.rule, "start": rec.start.isoformat(), "text": recurrence.describe(rec)},
         "reminders": reminders,
         "estimate_minutes": task.estimate_minutes,
+        "list": task.list_name,
+        "labels": listnames.label_list(task.labels),
     }
 
 
@@ -93,6 +97,7 @@ def _csv_row(rec: dict[str, Any]) -> list[str]:
         "recurrence_start": rule.get("start"),
         "recurrence_text": rule.get("text"),
         "reminders": " ".join(words),
+        "labels": " ".join(f"#{label}" for label in rec["labels"]),
     }
     return [
         "" if flat[c] is None else str(flat[c]).lower() if isinstance(flat[c], bool) else str(flat[c]) for c in COLUMNS
@@ -195,6 +200,8 @@ def _row(rec: dict[str, Any], line: int, tz: str) -> Row | Skip:
         reminders=leads,
         reminder_at=moments,
         estimate_minutes=_minutes(rec.get("estimate_minutes"), line),
+        list_name=listnames.lenient(rec["list"]) if isinstance(rec.get("list"), str) else None,
+        labels=tuple(listnames.lenient_labels([v for v in rec.get("labels") or [] if isinstance(v, str)])),
     )
 
 
@@ -236,6 +243,7 @@ def _csv_records(text: str) -> Iterator[tuple[int, dict[str, Any]]]:
             rec["recurrence"] = {"rule": rec["recurrence_rule"], "start": rec.get("recurrence_start")}
         words = (rec.get("reminders") or "").split()
         rec["reminders"] = [{k: v} for k, v in (w.split(":", 1) for w in words if ":" in w)]
+        rec["labels"] = [w for w in (rec.get("labels") or "").split("#") if w.strip()]
         yield line, rec
 
 

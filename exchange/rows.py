@@ -75,6 +75,8 @@ class Row:
     completed_at: datetime | None = None
     reminders: tuple[timedelta, ...] = ()
     reminder_at: tuple[datetime, ...] = ()
+    list_name: str | None = None
+    labels: tuple[str, ...] = ()
     # Columns with values Suikou has no field for yet (description, list, tags, duration...): counted
     # and said in the summary, never silently dropped.
     not_kept: tuple[str, ...] = ()

@@ -38,8 +38,9 @@ before. A timed task: a trigger at or before the deadline is a lead (``reminders
 absolute ``reminder_at``. An all-day task: the trigger counts from the day's local midnight
 (``-P0DT15H`` = 09:00 the day before) → ``reminder_at``. Reminders without a due date: "reminders".
 
-Not kept yet (``Row.not_kept``): ``Content`` → "description", ``Folder Name``/``List Name``
-(other than the inbox) → "list", ``Tags`` → "tags", ``Start Date`` differing from ``Due Date`` →
+``List Name`` (other than the inbox) is the task's list, ``Tags`` (comma-separated) its labels.
+Not kept yet (``Row.not_kept``): ``Content`` → "description", ``Folder Name`` → "folder" (a group
+of lists), ``Start Date`` differing from ``Due Date`` →
 "start_date", a subtask's ``parentId`` → "parent", a title over 500 characters → "title".
 
 Identity: the ``taskId`` column; without one, the row's title, list, due date and content with its
@@ -54,6 +55,7 @@ from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from core import listnames
 from core.recurrence import RuleError, make
 from exchange.rows import MAX_ROWS, BadFile, Parsed, Record, Row, Skip, SkipReason, clip_title, csv_records, day_end
 
@@ -73,7 +75,7 @@ STATUS: dict[str, str] = {"": "open", "0": "open", "1": "completed", "2": "compl
 SKIP_KIND: dict[str, SkipReason] = {"NOTE": "note"}
 INBOX = frozenset({"inbox", "收集箱"})  # every task has a list; the inbox is no list worth saying
 # Columns whose value Suikou has no field for yet, by the name not_kept says.
-NOT_KEPT_COLUMNS = {"description": ("Content",), "list": ("Folder Name", "List Name"), "tags": ("Tags",)}
+NOT_KEPT_COLUMNS = {"description": ("Content",), "folder": ("Folder Name",)}
 _RULE_PREFIX = re.compile(r"^\s*E?RRULE\s*:", re.IGNORECASE)
 _EXTRA_PART = re.compile(r"^\s*(?:X-|TT_)", re.IGNORECASE)
 _DURATION = re.compile(
@@ -150,6 +152,8 @@ def _row(record: Record, *, tz: str, now: datetime, seen: Counter[str]) -> Row |
         completed_at=_completed_at(record, due, now) if completed else None,
         reminders=reminders,
         reminder_at=reminder_at,
+        list_name=listnames.lenient(record.get("List Name")) if _said(record, "List Name") else None,
+        labels=tuple(listnames.lenient_labels(re.split(r"[,，]", record.get("Tags")))),
         not_kept=tuple(dict.fromkeys(not_kept)),
     )
 

@@ -34,7 +34,7 @@ DATE is natural language in ``DATE_LANG`` ("tomorrow", "Dec 24", "every monday",
 DEADLINE (a date) is the deadline when DATE is empty; otherwise "deadline".
 
 ``INDENT`` > 1 is a subtask: imported as a task, with "parent". Not kept yet (``Row.not_kept``):
-DESCRIPTION → "description", ``@label`` words in CONTENT (taken out of the title) → "tags",
+DESCRIPTION → "description" (``@label`` words in CONTENT are the task's labels, taken out of the title),
 a DURATION it can't keep → "duration" (one it can is the estimate: minutes, or working days), RESPONSIBLE → "responsible", a title over 500 characters → "title".
 Completed tasks are never in a template.
 
@@ -52,6 +52,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import dateparser
 
+from core import listnames
 from core.estimates import ESTIMATE_MAX, WORKDAY_MINUTES
 from core.recurrence import RepeatPhrase, RuleError, make, next_after, read_repeat
 from core.timeanchor import resolve_time
@@ -159,6 +160,7 @@ def _row(record: Record, *, tz: str, now: datetime, seen: Counter[tuple[str, str
         priority_group=PRIORITY_GROUP[priority],
         rule=when.rule,
         estimate_minutes=estimate,
+        labels=tuple(listnames.lenient_labels(_LABEL.findall(content))),
         not_kept=tuple(dict.fromkeys([*not_kept, *when.not_kept])),
     )
 
@@ -176,7 +178,7 @@ def _title(content: str) -> tuple[str, list[str]]:
     """CONTENT without its @labels, cut to length; and the not_kept names that gave."""
     bare = _LABEL.sub("", content).strip()
     title, cut = clip_title(bare)
-    return title, [*(["tags"] if bare != content else []), *(["title"] if cut else [])]
+    return title, ["title"] if cut else []
 
 
 def _indent(record: Record) -> int:

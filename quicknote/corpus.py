@@ -2137,6 +2137,14 @@ _SLOTS: dict[str, tuple[str, ...]] = {
 }
 
 _ZH_TEMPLATES: tuple[str, ...] = (
+    # --- into a list, with labels (issue 27)
+    "记到{list_name}：{items}",
+    "加到{list_name}里：{items}",
+    "放到{list_bare}里：{task}",
+    "{list_name}：{items}",
+    "#{label_name} {time}{task}",
+    "{time}{task} #{label_name}",
+    "{list_bare}上的：{time}{task}",
     # markers
     "帮我记一下{time}{task}",
     "帮我记一下，{time}要{task}",
@@ -2413,6 +2421,9 @@ _ZH_TEMPLATES: tuple[str, ...] = (
 )
 
 _EN_TEMPLATES: tuple[str, ...] = (
+    # --- into a list
+    "add {items_en} to my {list_en} list",
+    "{list_en} list: {items_en}",
     # markers
     "remind me to {task_en} {time_en}",
     "remind me {when_en} to {task_en}",

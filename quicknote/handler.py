@@ -6,10 +6,13 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import anyio
+
 from core import changes, recurrence, series
 from core.display import format_when
 from core.estimates import minutes_of
 from core.graphrun import run_nodes
+from core.lists import Resolved
 from core.locale import Locale
 from core.turn import Answer, Turn
 from quicknote import steps
@@ -17,7 +20,8 @@ from quicknote.graph import Extract, quick_note_graph
 from quicknote.multi import capture_parts, records, write_and_confirm
 from quicknote.offline import offline_extract_note
 from quicknote.pending import answers_warning, is_no, is_yes, pending_capture
-from quicknote.rendering import confirmation, list_confirmation
+from quicknote.placement import NOWHERE, Place, Placement, read_placement, settle, split_items
+from quicknote.rendering import NEAR_LIST, confirmation, list_confirmation
 from quicknote.split import split_note
 from quicknote.state import NoteDeps, NoteState
 
@@ -105,11 +109,24 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
         if asked is not None:
             # The warning's record is gone (a client that drops it): read that message again.
             sentence, check = asked, False
+    placement = read_placement(sentence)
+    place = NOWHERE
+    if placement.placed:
+        settled = await anyio.to_thread.run_sync(_settle, turn, placement)
+        if not isinstance(settled, Place):  # a near miss of a list the user has: asked, nothing written
+            near = settled.near[0]
+            turn.trace.emit("clarify", "info", f"「{placement.list_name}」像是「{near}」，先问清楚", {"near": near})
+            text = NEAR_LIST[turn.locale].format(near=near, said=placement.list_name, rest=placement.rest)
+            return text, {}
+        sentence, place = placement.rest, settled
     parts = split_note(sentence, turn.now, turn.tz)
+    if len(parts) == 1 and place.list_name:  # "记到购物清单：牛奶、鸡蛋": a list's items, one task each
+        parts = split_items(sentence)
     if len(parts) > 1:
-        outcome = await capture_parts(turn, parts, check_duplicates=check)
+        outcome = await capture_parts(turn, parts, check_duplicates=check, place=place)
         return outcome.text, outcome.data
     state = NoteState(sentence=sentence, now=turn.now, tz=turn.tz, locale=turn.locale)
+    state.list_name, state.labels = place.list_name, list(place.labels)
     answer = await run_nodes(quick_note_graph(), Extract(), state=state, deps=NoteDeps(turn, check))
     data: dict[str, Any] = {}
     if state.task is not None:
@@ -119,12 +136,24 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     return answer, data
 
 
+def _settle(turn: Turn, placement: Placement) -> Place | Resolved:
+    with turn.sessions() as session:
+        return settle(session, turn.user_id, placement)
+
+
 async def explain_note(turn: Turn) -> dict[str, Any]:
     """``{"note": …}``: extract → time_anchor → priority without writing anything (brief §9).
 
-    A message naming several tasks also gets ``"notes"``: every part (``note`` is the first)."""
-    parts = split_note(turn.text, turn.now, turn.tz)
-    notes = [await _explain_part(part, turn) for part in parts]
+    A message naming several tasks also gets ``"notes"``: every part (``note`` is the first). A list
+    or labels the message names are shown as said (``list``, ``labels``; a topic as ``topic``), before
+    they are read against the user's lists."""
+    placement = read_placement(turn.text)
+    parts = split_note(placement.rest, turn.now, turn.tz)
+    if len(parts) == 1 and placement.list_name:
+        parts = split_items(placement.rest)
+    said = {"list": placement.list_name, "labels": list(placement.labels), "topic": placement.topic}
+    placed = {k: v for k, v in said.items() if v}
+    notes = [{**await _explain_part(part, turn), **placed} for part in parts]
     out: dict[str, Any] = {"note": notes[0]}
     if len(notes) > 1:
         out["notes"] = notes

@@ -24,6 +24,7 @@ from core.store import task_row
 from core.turn import Turn
 from quicknote import steps
 from quicknote.pending import attach_pending, pending_of
+from quicknote.placement import NOWHERE, Place
 from quicknote.rendering import (
     confirmation,
     duplicate_warning,
@@ -44,9 +45,10 @@ def records(tasks: Sequence[Task], turn: Turn) -> list[dict[str, Any]]:
     return [task_record(task_row(task, now=turn.now), turn.now) for task in tasks]
 
 
-async def _read_part(number: int, count: int, sentence: str, turn: Turn) -> NoteState | str:
+async def _read_part(number: int, count: int, sentence: str, turn: Turn, place: Place) -> NoteState | str:
     """One part through extract → time_anchor → priority; a question instead when it needs one."""
     state = NoteState(sentence=sentence, now=turn.now, tz=turn.tz, locale=turn.locale)
+    state.list_name, state.labels = place.list_name, list(place.labels)
     label = f"第 {number}/{count} 条"
     with turn.trace.node("extract", f"理解要记的事（{label}）") as span:
         draft = await steps.extract_step(state, turn)
@@ -94,11 +96,11 @@ async def write_and_confirm(turn: Turn, notes: Sequence[TaskCreate], estimates: 
     return Outcome(text, data)
 
 
-async def capture_parts(turn: Turn, parts: Sequence[str], *, check_duplicates: bool) -> Outcome:
+async def capture_parts(turn: Turn, parts: Sequence[str], *, check_duplicates: bool, place: Place = NOWHERE) -> Outcome:
     turn.trace.emit("split", "info", f"一句话里有 {len(parts)} 件事，逐条理解", {"parts": list(parts)})
     states: list[NoteState] = []
     for number, part in enumerate(parts, 1):
-        read = await _read_part(number, len(parts), part, turn)
+        read = await _read_part(number, len(parts), part, turn, place)
         if isinstance(read, str):
             turn.trace.emit("clarify", "info", "需要补充信息，什么都没写入", {"part": number})
             return Outcome(read)

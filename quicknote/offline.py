@@ -78,6 +78,7 @@ from quicknote.brackets import Masked, bracket_spans, is_annotation, mask, strip
 from quicknote.draft import NoteDraft
 from quicknote.estimate import extract_estimate
 from quicknote.pending import WARNING_RE, is_no, is_yes
+from quicknote.placement import asks, read_placement
 
 __all__ = [
     "is_bracket_label",
@@ -557,4 +558,17 @@ def repeat_signal(text: str) -> OfflineSignal | None:
 
 def offline_signal(text: str, history: Sequence[HistoryTurn]) -> OfflineSignal | None:
     """The note's own offline readings: the answer to a near-duplicate warning, or a repetition."""
-    return offline_confirm_signal(text, history) or repeat_signal(text)
+    return offline_confirm_signal(text, history) or repeat_signal(text) or placement_signal(text)
+
+
+PLACED_CONFIDENCE = 0.85
+
+
+def placement_signal(text: str) -> OfflineSignal | None:
+    """ "记到购物清单：牛奶", "#工作 明天交方案", "工作上的：回复客户": a note put somewhere (quicknote.placement);
+    a question about a label ("#工作 这周的") is not one."""
+    placement = read_placement(text)
+    if not placement.placed or asks(placement.rest):
+        return None
+    where = placement.list_name or placement.topic or "、".join(placement.labels)
+    return OfflineSignal(PLACED_CONFIDENCE, f"记到「{where}」")

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from core import series
+from core import listnames, series
 from core.display import format_when, group_label
 from core.estimates import minutes_of, text_of
 from core.locale import Locale
@@ -96,7 +96,24 @@ def _facts(task: Task, tz: str, now: datetime, locale: Locale) -> str:
         facts.append(series.summary(rule, task.deadline_at or rule.start, tz, now, locale))
     if task.estimate_minutes:
         facts.append(text["estimate"].format(estimate=text_of(task.estimate_minutes, locale)))
+    facts += placed_facts(task.list_name, listnames.label_list(task.labels), locale)
     return text["fact_joiner"].join(facts)
+
+
+def placed_facts(list_name: str | None, labels: Sequence[str], locale: Locale) -> list[str]:
+    """ "清单：购物清单", "#工作 #急" / "list: Shopping", "#work"."""
+    facts = [("清单：" if locale == "zh" else "list: ") + list_name] if list_name else []
+    if labels:
+        facts.append(" ".join(f"#{label}" for label in labels))
+    return facts
+
+
+# A list named nearly as one the user has ("购物单" for 购物清单): asked, nothing written.
+NEAR_LIST: dict[Locale, str] = {
+    "zh": "你是说「{near}」吗？还没记。要放进它，就说「记到{near}：{rest}」；要新建清单，就加上引号说「记到「{said}」：{rest}」。",
+    "en": 'Did you mean your list "{near}"? Nothing is noted yet. Say "{near} list: {rest}", '
+    'or quote the new name to make it: ""{said}" list: {rest}".',
+}
 
 
 # A repetition said but not readable: the one-off written is named as such (never a quiet one-off).

@@ -39,6 +39,8 @@ class NoteState:
     reminder_unheld: str | None = None  # reminder words that could not be kept: the answer says so
     reminder_passed: datetime | None = None  # the moment it would have fired, already past
     reminder_target: bool = True  # the user has somewhere a reminder.due goes (a webhook)
+    list_name: str | None = None  # the list the message put it in (quicknote.placement), resolved
+    labels: list[str] = field(default_factory=list)  # its hashtags ("#工作")
 
 
 @dataclass(frozen=True)

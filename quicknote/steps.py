@@ -233,6 +233,8 @@ def note_data(state: NoteState) -> TaskCreate:
         recurrence=state.recurrence,
         reminders=stored(state.reminders),
         estimate_minutes=minutes_of(draft.estimate_text) if draft.estimate_text else None,
+        list_name=state.list_name,
+        labels=state.labels or None,
     )
 
 

@@ -116,6 +116,7 @@ from core.lexicon import (
     looks_like_english_followup,
     priority_signals,
 )
+from core.listnames import LISTS_QUESTION_RE, read_scope
 from core.timeanchor import resolve_time
 from core.turn import HistoryTurn
 
@@ -719,6 +720,8 @@ def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, fl
         return QUERY, 0.8, "询问没有截止时间的任务"
     if action == CHAT and confidence < 0.9 and free_amount(message or "") is not None:
         return QUERY, 0.8, "说了有多少空闲时间：找做得完的任务"
+    if action == CHAT and confidence < 0.9 and (read_scope(message or "") or LISTS_QUESTION_RE.search(message or "")):
+        return QUERY, 0.8, "问某个清单或标签（或有哪些清单）"
     if action == CHAT and confidence < 0.9:
         compact = re.sub(r"\s+", "", message or "")
         short_followup = len(compact) <= 20 and _FOLLOWUP_RE.search(compact)

@@ -54,6 +54,7 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         notes.append(f"象限按你的话定为 {rules.quadrants}（模型给的是 {proposed.quadrants}）")
     keyword = rules.keyword or _grounded_keyword(proposed.keyword, grounds, notes)
     sort_by, order = _settle_sort(proposed, grounds, notes)
+    scope = rules.scope or _grounded_scope(proposed.scope, grounds, notes)
     for name in ("time_field", "include_completed", "no_deadline", "repeating", "fits_minutes"):
         if getattr(proposed, name) != getattr(rules, name):
             notes.append(f"{name} 按你的话定为 {getattr(rules, name)}（模型给的是 {getattr(proposed, name)}）")
@@ -68,11 +69,23 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
         repeating=rules.repeating,
         fits_minutes=rules.fits_minutes,
         keyword=keyword,
+        scope=scope,
         sort_by=sort_by,
         order=order,
         limit=rules.limit,
     )
     return Settled(plan, source, notes)
+
+
+def _grounded_scope(scope: str | None, grounds: Grounds, notes: list[str]) -> str | None:
+    """A model's list or label is taken only when its name is in the user's words."""
+    if not scope or not scope.strip():
+        return None
+    name = scope.strip().lstrip("#＃").strip()
+    if name and name.casefold() in grounds.words.casefold():
+        return scope.strip()
+    notes.append(f"忽略了清单/标签「{scope.strip()[:20]}」：不是你话里的词")
+    return None
 
 
 # Words that rank ("top 5", "前三个", "最急的", "the first two"): the order is what they mean, the code's.

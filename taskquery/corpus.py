@@ -328,6 +328,18 @@ _SLOTS: dict[str, tuple[str, ...]] = {
 # fmt: on
 
 _ZH: tuple[str, ...] = (
+    # --- lists and labels (issue 27): what is in one, a label's tasks, the lists themselves
+    "{list_name}里有什么",
+    "{list_name}里还有什么没做",
+    "{list_name}里明天要做的",
+    "#{label_name} 这周的",
+    "#{label_name} 有哪些",
+    "{list_bare}上的事有哪些",
+    "{list_bare}里的急事",
+    "有哪些清单",
+    "我有几个清单",
+    "我的标签有哪些",
+    "带#{label_name}标签的任务",
     # lists
     "{shw}我的{thing}",
     "{shw}所有{thing}",
@@ -615,6 +627,12 @@ _ZH: tuple[str, ...] = (
 )
 
 _EN: tuple[str, ...] = (
+    # --- lists and labels
+    "what's in my {list_en} list",
+    "what's left on the {list_en} list",
+    "tasks tagged {label_en}",
+    "what lists do I have",
+    "show my labels",
     # lists
     "{show_en} my {thing_en}",
     "{show_en} all my {thing_en}",

@@ -69,10 +69,14 @@ class ToolQuery(BaseNode[QueryState, QueryDeps, str]):
         state, turn = ctx.state, ctx.deps.turn
         assert state.filter is not None
         with turn.trace.node("tool_query", "查询任务") as span:
+            if state.plan is not None and state.plan.scope and "keyword" not in state.broadened:
+                await steps.resolve_scope_step(state, turn)  # the words read against the user's lists
             state.page = await steps.run_query(turn, state.filter, state.now)
             page = state.page
             exact = {} if page.total_exact else {"total_exact": False}
-            span.done(f"匹配 {page.total_label} 条，本页 {len(page.items)} 条", total=page.total, **exact)
+            scope = state.scope
+            named = {"scope": {"kind": scope.kind, "name": scope.name}} if scope is not None else {}
+            span.done(f"匹配 {page.total_label} 条，本页 {len(page.items)} 条", total=page.total, **exact, **named)
         first_attempt = state.retries == 0 and not state.broadened
         if state.page.total == 0 and first_attempt and turn.config.max_reflect_retries > 0:
             with turn.trace.node("broaden", "没有结果，自动放宽条件") as span:

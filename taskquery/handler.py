@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import anyio
+
+from core import lists
 from core.display import task_record
 from core.graphrun import run_nodes
 from core.turn import Answer, Turn
 from taskquery import steps
 from taskquery.graph import Plan, task_query_graph
+from taskquery.overview import Kind, overview_kind, overview_text
 from taskquery.state import QueryDeps, QueryState
 
 DESCRIPTION = (
@@ -19,6 +23,9 @@ DESCRIPTION = (
 
 
 async def handle_task_query(turn: Turn) -> Answer:
+    kind = overview_kind(turn.text)
+    if kind is not None:  # "有哪些清单": the lists themselves, not tasks
+        return await _overview(turn, kind)
     state = QueryState(sentence=turn.text, now=turn.now, tz=turn.tz, locale=turn.locale)
     answer = await run_nodes(task_query_graph(), Plan(), state=state, deps=QueryDeps(turn))
     turn.trace.notes.update(
@@ -29,6 +36,18 @@ async def handle_task_query(turn: Turn) -> Answer:
     outcome = "listed" if state.page is not None and state.page.items else "empty"
     tally = {"broadenings": int(bool(state.broadened)), "reflect_retries": state.retries}
     return Answer(answer, page_data(state), outcome=outcome, tally=tally)
+
+
+async def _overview(turn: Turn, kind: Kind) -> Answer:
+    def read() -> list[lists.Named]:
+        with turn.sessions() as session:
+            counts = lists.list_counts if kind == "lists" else lists.label_counts
+            return counts(session, turn.user_id)
+
+    named = await anyio.to_thread.run_sync(read)
+    turn.trace.emit("overview", "info", f"列出{len(named)}个{'清单' if kind == 'lists' else '标签'}", {"kind": kind})
+    data: dict[str, Any] = {kind: [{"name": n.name, "open": n.open, "total": n.total} for n in named]}
+    return Answer(overview_text(kind, named, turn.locale), data, outcome="listed" if named else "empty")
 
 
 def page_data(state: QueryState) -> dict[str, Any]:

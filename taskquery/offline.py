@@ -80,6 +80,7 @@ from core.lexicon import (
 )
 from core.timeanchor import TimeWindow, resolve_time
 from taskquery.plan import Order, QueryPlan, SortBy, TimeField
+from taskquery.scope import read_scope
 
 __all__ = [
     "PrioritySignals",
@@ -544,7 +545,9 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
         order = "desc"
 
     quadrants = quadrants_from_text(_SOON_RE.sub("，", text))
+    scope = read_scope(text)
     return QueryPlan(
+        scope=scope,
         quadrants=quadrants if quadrants is not None else english_quadrants(text),
         time_text=time_text,
         time_after=time_after,
@@ -604,7 +607,9 @@ def merge_followup(previous: QueryPlan, sentence: str, now: datetime, tz: str = 
     if quadrants is not None:
         merged.quadrants = quadrants
     if cur.keyword is not None:
-        merged.keyword = cur.keyword
+        merged.keyword, merged.scope = cur.keyword, None
+    if cur.scope is not None:  # another list or label named: it replaces the one before
+        merged.scope, merged.keyword = cur.scope, None
     if cur.no_deadline:
         merged.no_deadline = True
         if merged.time_field == "deadline":

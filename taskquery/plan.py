@@ -53,6 +53,12 @@ class QueryPlan(BaseModel):
         description="Free time the user says they have, in minutes ('我有两个小时空' → 120, 'I have 30 minutes'): "
         "only tasks that fit in it. Not a deadline window.",
     )
+    scope: str | None = Field(
+        default=None,
+        description="A list or label the user names, verbatim ('购物清单', '#工作', '工作' in '工作上的事'); "
+        "Suikou reads it against the user's lists and labels. Null if none.",
+        max_length=41,
+    )
     sort_by: SortBy = "deadline"
     order: Order = "asc"
     # Set by the offline rules from the count lock; never part of the model's schema, never taken

@@ -12,6 +12,7 @@ from core.timeanchor import TimeWindow
 from core.turn import Turn
 from taskquery.boundary import Grounds, TimeSource
 from taskquery.plan import QueryPlan
+from taskquery.scope import Scope
 
 
 @dataclass
@@ -38,6 +39,7 @@ class QueryState:
     broadened: list[str] = field(default_factory=list)
     empty_window: TimeWindow | None = None  # the window the user said, which had nothing (see broaden)
     dropped_keyword: str | None = None
+    scope: Scope | None = None  # the list, label or title keyword the question's scope turned out to be
     prefix: str | None = None
     # The empty path only (nothing matched): counts that explain it, the follow-up offered on its
     # own line, and reflect's verdict for the stage stream (see steps.explain_empty).

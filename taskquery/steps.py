@@ -39,6 +39,7 @@ from taskquery.rendering import (
     clean_prefix,
     format_day,
 )
+from taskquery.scope import SCOPE_PREFIX, Scope, resolve_scope
 from taskquery.state import QueryState
 from taskquery.verdict import asks_how_long, asks_if_done, how_long, one_series, verdict
 
@@ -244,6 +245,23 @@ async def _read(turn: Turn, read: Callable[[Any], T]) -> T:
     return await anyio.to_thread.run_sync(run)
 
 
+async def resolve_scope_step(state: QueryState, turn: Turn) -> Scope:
+    """The plan's scope read against the user's lists and labels; the filter reads it."""
+    assert state.plan is not None and state.plan.scope and state.filter is not None
+    said = state.plan.scope
+    scope, any_named = await _read(turn, lambda session: resolve_scope(session, turn.user_id, said))
+    if scope.kind == "keyword" and state.filter.keyword:
+        scope = Scope("keyword", state.filter.keyword)  # the rules' keyword for these words ("和合同相关的" → 合同)
+    # A user without lists or labels asked about a word in titles: a keyword search, said as before.
+    state.scope = scope if scope.kind != "keyword" or any_named else None
+    update = {"keyword": None, _SCOPE_FIELDS[scope.kind]: scope.name}
+    state.filter = state.filter.model_copy(update=update)
+    return scope
+
+
+_SCOPE_FIELDS = {"list": "list_name", "label": "label", "keyword": "keyword"}
+
+
 async def run_query(turn: Turn, flt: TaskFilter, now: datetime) -> TaskPage:
     """The `query_tasks` tool. The user comes from the authenticated turn, never from the model."""
     return await _read(turn, lambda session: query_tasks(session, turn.user_id, flt, now=now))
@@ -262,6 +280,10 @@ async def broaden(state: QueryState, turn: Turn) -> None:
     state.dropped_keyword = flt.keyword
     named = asks_if_done(state.sentence) or asks_how_long(state.sentence)
     for name, relaxed in _relaxations(flt, state.now, named=named):
+        if state.scope is not None:  # the list, label or word the user named is never dropped
+            if name == "keyword":
+                continue
+            relaxed = relaxed.model_copy(update={_SCOPE_FIELDS[state.scope.kind]: state.scope.name})
         if name not in state.broadened:  # "nearest" may look after the window, then before it
             state.broadened.append(name)
         flt, page = relaxed, await run_query(turn, relaxed, state.now)
@@ -357,6 +379,8 @@ def default_prefix(state: QueryState) -> str:
         return texts["picked_one"]
     if state.filter is not None and state.filter.no_deadline and state.filter.time_field == "deadline":
         return texts["undated"]  # says which tasks these are, one or many
+    if state.scope is not None:  # says what the words were read as, always
+        return SCOPE_PREFIX[state.locale][state.scope.kind].format(name=state.scope.name)
     if state.filter is not None and state.filter.fits_minutes is not None:  # says what it chose by, always
         return texts["fits"].format(amount=estimates.text_of(state.filter.fits_minutes, state.locale))
     if page.total == 1:
@@ -512,7 +536,10 @@ def _fact_clauses(state: QueryState, facts: TaskFacts, locale: Locale) -> list[s
 
 
 def _empty_line(state: QueryState, locale: Locale) -> str:
-    said = "".join(_said(state, locale, _asked_window(state))) or PREFIXES[locale]["no_match"]
+    if state.scope is not None:  # what the words were read as, then why nothing is there
+        said = SCOPE_PREFIX[locale]["none_" + state.scope.kind].format(name=state.scope.name)
+    else:
+        said = "".join(_said(state, locale, _asked_window(state))) or PREFIXES[locale]["no_match"]
     clauses = _fact_clauses(state, state.facts, locale) if state.facts is not None else []
     if not clauses:  # no facts read: say nothing more rather than guess
         return said

@@ -43,6 +43,12 @@ async def update_task(
     estimate_minutes: Annotated[
         int | None, Field(description="How long it takes, in minutes (1..14400); 0 removes the estimate.", ge=0)
     ] = None,
+    list_name: Annotated[
+        str | None, Field(description='Move it to this list (made on first use); "" takes it out of its list.')
+    ] = None,
+    labels: Annotated[
+        list[str] | None, Field(description="All of its labels, without '#'; [] removes them.", max_length=20)
+    ] = None,
 ) -> ToolOutput:
     if clear_deadline and deadline_at is not None:  # which one was meant? refuse rather than drop one
         raise ToolProblem("pass either deadline_at or clear_deadline=true, not both; nothing was changed")
@@ -54,9 +60,14 @@ async def update_task(
         fields["reminders"] = _stored_reminders(reminders)
     if estimate_minutes is not None:
         fields["estimate_minutes"] = estimate_minutes or None
+    if list_name is not None:
+        fields["list_name"] = list_name or None
+    if labels is not None:
+        fields["labels"] = labels
     if not fields:
         raise ToolProblem(
-            "nothing to change: pass title, deadline_at, clear_deadline, priority_group, reminders or estimate_minutes"
+            "nothing to change: pass title, deadline_at, clear_deadline, priority_group, reminders, estimate_minutes, "
+            "list_name or labels"
         )
     data = TaskUpdate.model_validate(fields)  # a ValidationError reads as REST's 400 message
 
@@ -112,7 +123,14 @@ ACTION = Action(
     propose=ask_about(
         "是要按「{text}」修改一条已有的任务吗？", "Do you want me to change an existing task as “{text}” says?"
     ),
-    examples=("不对，是下周三", "优先级调高", "标题改成交季度报告", "把交报告改到周五", "no, make it next Wednesday"),
+    examples=(
+        "不对，是下周三",
+        "优先级调高",
+        "标题改成交季度报告",
+        "把交报告改到周五",
+        "写周报大概要两个小时",
+        "no, make it next Wednesday",
+    ),
     tools=(UPDATE_TASK,),
     outcomes=(
         "written",
@@ -125,6 +143,7 @@ ACTION = Action(
         "unreadable",
         "no_deadline",
         "passed",
+        "near_list",
         "clarify",
     ),
 )

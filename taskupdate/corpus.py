@@ -275,6 +275,24 @@ _SLOTS: dict[str, tuple[str, ...]] = {
 # fmt: on
 
 _TEMPLATES: tuple[str, ...] = (
+    # --- lists and labels (issue 27): moving a named task, labelling it
+    "把{task}放到{list_name}",
+    "把{task}放到{list_bare}里",
+    "把{task}移到{list_name}里",
+    "将{task}归到{list_name}",
+    "把{task}从{list_name}里移出来",
+    "给{task}加个#{label_name}标签",
+    "给{task}打上{label_name}的标签",
+    "给{task}加标签：{label_name}",
+    "去掉{task}的{label_name}标签",
+    "把{task}的#{label_name}标签去掉",
+    "{task}不要{label_name}标签了",
+    "move {task_en} to my {list_en} list",
+    "refile {task_en} to the {list_en} list",
+    "take {task_en} out of the {list_en} list",
+    "tag {task_en} {label_en}",
+    "add the {label_en} tag to {task_en}",
+    "remove the {label_en} label from {task_en}",
     # --- Chinese: correcting the day
     "不对不对，应该是{day_b}",
     "不是{day_a}是{day_b}",

@@ -18,6 +18,11 @@ said. Nothing to correct → said; nothing is written either way.
   (重要) → 2 for a group 3/4 task (1/2 stay); unimportant (不重要) → 4 (3 when said easy) for a 1/2
   task; not urgent (不急) → 1→2, others stay.
 * title — the new words, re-indexed.
+* estimate — the amount read by :func:`core.estimates.minutes_of` ("两个小时" → 120; a day is 8 hours of
+  work), or none ("写周报不用估时间了"). An amount without a keepable number ("好几个小时") writes nothing
+  and says so. Without a named task it is the one just written, or the one the previous answer showed
+  alone (a one-line list, "「写周报」还没有预计用时。"; :func:`taskupdate.offline.focused_title`), when that
+  answer wrote nothing. Said back as "好，「写周报」预计用时改为2小时。".
 
 **Writing.** One transaction in a worker thread: the attempt is claimed first (:mod:`core.attempts`),
 the task is read under a row lock (two corrections at once never lose one), then
@@ -41,7 +46,7 @@ import anyio.to_thread
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from core import changes, reminderspec, remindwords, resolve, writes
+from core import carry, changes, estimates, listnames, lists, reminderspec, remindwords, resolve, writes
 from core.display import format_when, group_label, task_record
 from core.lexicon import priority_signals
 from core.locale import Locale
@@ -49,14 +54,17 @@ from core.models import Task, TaskChange, TaskUpdate
 from core.store import get_task, task_row
 from core.timeanchor import day_before, deadline_of, resolve_time
 from core.turn import Answer, Turn
-from taskupdate.offline import Correction, read_correction
+from taskupdate.offline import Correction, read_correction, shown_titles
 
 __all__ = ["CLARIFY", "DESCRIPTION", "explain_update", "handle_update", "new_group"]
 
 DESCRIPTION = (
     "改: the user CORRECTS a task — usually the one just written ('不对，是下周三', '改成明天下午', "
     "'优先级调高', '不急', '标题改成交季度报告', 'no, make it next Wednesday', 'rename it to …') or one "
-    "they name ('把交报告改到周五'). Writes data. A how-to question ('怎么改优先级') is chat."
+    "they name ('把交报告改到周五'), including how long it takes ('写周报大概要两个小时', '写周报不用估时间了', "
+    "'the report will take about 2 hours'), its list ('把给猫剪指甲放到家务清单', 'move the report to my work "
+    "list') and its labels ('给交方案加个#紧急标签', '去掉交方案的工作标签'). Writes data. A how-to question ('怎么改优先级') is chat; "
+    "'写周报大概要多久' asks (a query)."
 )
 
 CLARIFY: dict[Locale, str] = {
@@ -66,9 +74,18 @@ CLARIFY: dict[Locale, str] = {
 }
 
 SHOWN_CANDIDATES = 5
-_FIELD_NAMES = {"deadline": "deadline_at", "priority": "priority_group", "title": "title"}
+_FIELD_NAMES = {
+    "deadline": "deadline_at",
+    "priority": "priority_group",
+    "title": "title",
+    "estimate": "estimate_minutes",
+    "list": "list_name",
+    "labels": "labels",
+}
 
-Kind = Literal["written", "again", "same", "ask", "gone", "none", "nothing", "unreadable", "no_deadline", "passed"]
+Kind = Literal[
+    "written", "again", "same", "ask", "gone", "none", "nothing", "unreadable", "no_deadline", "passed", "near_list"
+]
 
 
 @dataclass
@@ -158,6 +175,26 @@ def _reminders(correction: Correction, task: Task, turn: Turn) -> dict[str, Any]
     return {"reminders": reminderspec.stored(specs)}
 
 
+def _labels(correction: Correction, task: Task) -> dict[str, Any]:
+    """The task's labels with the one said added or taken off (as they were when it had or lacked it)."""
+    held = listnames.label_list(task.labels)
+    key = listnames.key(correction.value)
+    kept = [name for name in held if listnames.key(name) != key]
+    return {"labels": kept if correction.clear else [*held, correction.value] if len(kept) == len(held) else held}
+
+
+def _placed(session: Session, correction: Correction, task: Task, turn: Turn) -> dict[str, Any] | _Outcome:
+    """A list or labels proposal; a near miss of one of the user's lists is asked about instead."""
+    if correction.field == "labels":
+        return _labels(correction, task)
+    if correction.clear:
+        return {"list_name": None}
+    found = lists.resolve_list(session, turn.user_id, correction.value)
+    if found.name is None:
+        return _Outcome("near_list", title=task.title, candidates=[(name, None) for name in found.near])
+    return {"list_name": found.name}
+
+
 def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] | None:
     """The fields to set on ``task``; None when the value cannot be read (e.g. an unknown time)."""
     if correction.field == "reminder":
@@ -165,6 +202,11 @@ def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] 
         return found if isinstance(found, dict) else None
     if correction.field == "title":
         return {"title": correction.value}
+    if correction.field == "estimate":
+        if correction.clear:
+            return {"estimate_minutes": None}
+        minutes = estimates.minutes_of(correction.value)
+        return {"estimate_minutes": minutes} if minutes is not None else None
     if correction.field == "priority":
         group = new_group(task.priority_group, correction)
         data: dict[str, Any] = {"priority_group": group}
@@ -183,14 +225,41 @@ def _proposal(correction: Correction, task: Task, turn: Turn) -> dict[str, Any] 
 # --- the target --------------------------------------------------------------------------------
 
 
+def _shown_before(turn: Turn) -> list[str] | None:
+    """The titles of the tasks the previous answer showed (a list, or a sentence about one task, e.g.
+    "「写周报」还没有预计用时。"), when that answer wrote nothing; None when it wrote (its ``w1`` record
+    names the task) or there is none."""
+    previous, seen_user = None, False
+    for message in reversed(turn.messages):
+        if message.role == "user":
+            seen_user = True
+        elif seen_user and message.role == "assistant":
+            previous = message.text
+            break
+    if previous is None or carry.read(previous, changes.CARRY_KIND, turn.seal) is not None:
+        return None
+    return shown_titles(carry.strip(previous))
+
+
 def _target(session: Session, turn: Turn, correction: Correction) -> Task | _Outcome:
-    found = resolve.target(session, turn.user_id, correction.words, changes.last_written(turn.messages, turn.seal))
+    last = changes.last_written(turn.messages, turn.seal)
+    words = correction.words
+    shown = _shown_before(turn) if correction.field == "estimate" and words is None else None
+    if shown and len(shown) > 1:  # "这个要一个小时" after a list of several: which one?
+        found_each = [resolve.resolve(session, turn.user_id, title) for title in shown[:SHOWN_CANDIDATES]]
+        tasks = [r.task for r in found_each if r.kind == "one"]
+        if len(tasks) > 1:
+            return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in tasks])
+        shown = [tasks[0].title] if tasks else None
+    if shown:
+        words, last = shown[0], None  # "这个大概要一个小时" after "「写周报」还没有预计用时。"
+    found = resolve.target(session, turn.user_id, words, last)
     if found.kind == "one":
         return found.task
     if found.kind == "several":
         return _Outcome("ask", candidates=[(t.title, t.deadline_at) for t in found.tasks][:SHOWN_CANDIDATES])
     if found.kind == "none":
-        return _Outcome("none", title=correction.words or "")
+        return _Outcome("none", title=words or "")
     return _Outcome(found.kind, title=found.title)
 
 
@@ -218,7 +287,13 @@ def _decide(turn: Turn, correction: Correction) -> _Outcome:
             return found if isinstance(found, _Outcome) else _Outcome("gone")
         if correction.field == "reminder" and isinstance(why := _reminders(correction, target, turn), str):
             return _Outcome(why, title=target.title)  # type: ignore[arg-type]
-        proposal = _proposal(correction, target, turn)
+        if correction.field in ("list", "labels"):
+            placed = _placed(w.session, correction, target, turn)
+            if isinstance(placed, _Outcome):
+                return placed
+            proposal: dict[str, Any] | None = placed
+        else:
+            proposal = _proposal(correction, target, turn)
         if proposal is None:
             return _Outcome("unreadable", title=target.title)
         before = changes.snapshot(target)
@@ -256,6 +331,16 @@ def _change_parts(outcome: _Outcome, turn: Turn) -> list[str]:
         parts.append(f"due {arrow}" if en else f"截止 {arrow}")
     if "reminders" in outcome.changed:
         parts.append(_reminder_part(outcome, turn))
+    if "estimate_minutes" in outcome.changed:
+        arrow = f"{_estimate(before.get('estimate_minutes'), turn)} → {_estimate(after.get('estimate_minutes'), turn)}"
+        parts.append(f"estimate {arrow}" if en else f"预计用时 {arrow}")
+    if "list_name" in outcome.changed:
+        arrow = f"{_named([before.get('list_name')], turn)} → {_named([after.get('list_name')], turn)}"
+        parts.append(f"list {arrow}" if en else f"清单 {arrow}")
+    if "labels" in outcome.changed:
+        tags = [listnames.label_list(outcome.before.get("labels")), listnames.label_list(after.get("labels"))]
+        arrow = " → ".join(_named([f"#{t}" for t in names], turn) for names in tags)
+        parts.append(f"labels {arrow}" if en else f"标签 {arrow}")
     if "priority_group" in outcome.changed:
         arrow = (
             f"{group_label(int(before['priority_group']), turn.locale)} → "
@@ -263,6 +348,11 @@ def _change_parts(outcome: _Outcome, turn: Turn) -> list[str]:
         )
         parts.append(f"priority {arrow}" if en else f"优先级 {arrow}")
     return parts
+
+
+def _named(names: list[str | None], turn: Turn) -> str:
+    shown = [n for n in names if n]
+    return " ".join(shown) if shown else ("无" if turn.locale == "zh" else "none")
 
 
 def _reminder_part(outcome: _Outcome, turn: Turn) -> str:
@@ -278,8 +368,27 @@ def _reminder_part(outcome: _Outcome, turn: Turn) -> str:
     return f"reminder → {when}" if turn.locale == "en" else f"提醒 → {when}"
 
 
+def _estimate(minutes: Any, turn: Turn) -> str:
+    if not minutes:
+        return "无" if turn.locale == "zh" else "none"
+    return estimates.text_of(int(minutes), turn.locale)
+
+
+def _estimate_text(outcome: _Outcome, turn: Turn) -> str:
+    """ "好，「写周报」预计用时改为2小时（原为1小时）。" / "OK, “write report” now takes about 2 h." """
+    title = outcome.before.get("title", "")
+    was, now = outcome.before.get("estimate_minutes"), outcome.after.get("estimate_minutes")
+    if turn.locale == "en":
+        said = f"now takes about {_estimate(now, turn)}" if now else "no longer has an estimate"
+        return f"OK, “{title}” {said}" + (f" (was {_estimate(was, turn)})." if was else ".")
+    said = f"预计用时改为{_estimate(now, turn)}" if now else "不再有预计用时"
+    return f"好，「{title}」{said}" + (f"（原为{_estimate(was, turn)}）。" if was else "。")
+
+
 def _written_text(outcome: _Outcome, turn: Turn) -> str:
     title = outcome.before.get("title", "")
+    if outcome.changed == ["estimate_minutes"]:
+        return _estimate_text(outcome, turn)
     parts = _change_parts(outcome, turn)
     if turn.locale == "en":
         return f'Updated: "{title}" ' + "; ".join(parts)
@@ -314,6 +423,32 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
             data["change_id"] = outcome.change_id
             data["change_ids"] = [outcome.change_id]
         return Answer(text, data)
+    if outcome.kind == "same" and correction is not None and correction.field == "estimate":
+        minutes = (outcome.task or {}).get("estimate_minutes") or outcome.before.get("estimate_minutes")
+        if en:
+            had = f"already takes about {_estimate(minutes, turn)}" if minutes else "has no estimate already"
+            text = f"“{outcome.title}” {had}; nothing was changed."
+        else:
+            had = f"的预计用时本来就是{_estimate(minutes, turn)}" if minutes else "本来就没有预计用时"
+            text = f"「{outcome.title}」{had}，没有改动。"
+        return Answer(text, {"task": outcome.task, "before": {}, "changed": []})
+    if outcome.kind == "near_list":
+        near = outcome.candidates[0][0] if outcome.candidates else ""
+        said = correction.value if correction is not None else ""
+        text = (
+            f'Did you mean your list "{near}"? "{outcome.title}" was not moved; say the list\'s name, or quote '
+            f'"{said}" to make a new list.'
+            if en
+            else f"你是说「{near}」吗？「{outcome.title}」还没有移动；说清单的全名，或者给「{said}」加上引号新建一个清单。"
+        )
+        return Answer(text, {"changed": [], "candidates": [near]})
+    if outcome.kind == "same" and correction is not None and correction.field == "labels" and correction.clear:
+        text = (
+            f'"{outcome.title}" has no #{correction.value} label; nothing was changed.'
+            if en
+            else f"「{outcome.title}」没有 #{correction.value} 标签，没有改动。"
+        )
+        return Answer(text, {"task": outcome.task, "before": {}, "changed": []})
     if outcome.kind == "same":
         text = (
             f'"{outcome.title}" already has that; nothing was changed.'
@@ -339,6 +474,8 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
             else f"没有找到标题含「{outcome.title}」的未完成任务，什么都没有改动。"
         )
         return Answer(text, {"changed": [], "matches": 0})
+    if outcome.kind == "unreadable" and correction is not None and correction.field == "estimate":
+        return Answer(_estimate_unreadable(correction.value, outcome.title, turn), {"changed": []})
     if outcome.kind == "unreadable":
         value = correction.value if correction is not None else ""
         text = f'I couldn\'t read "{value}"; nothing was changed.' if en else f"没看懂「{value}」，什么都没有改动。"
@@ -365,6 +502,22 @@ def _render(outcome: _Outcome, correction: Correction | None, turn: Turn) -> Ans
         )
         return Answer(text, {"changed": []})
     return Answer(CLARIFY[turn.locale], {"changed": []})
+
+
+def _estimate_unreadable(value: str, title: str, turn: Turn) -> str:
+    """An amount that says no number ("好几个小时"), or none at all: asks for one, writes nothing."""
+    top = estimates.text_of(estimates.ESTIMATE_MAX, turn.locale)
+    name = title or ("这条任务" if turn.locale == "zh" else "the task")
+    if turn.locale == "en":
+        if not value:
+            return f"How long does “{name}” take? Say an amount, e.g. “{name} takes 2 hours”; nothing was changed yet."
+        return (
+            f"“{value}” is not an amount I can keep (1 min to {top}); the estimate of “{name}” was not changed. "
+            f"Say a number, e.g. “{name} takes 2 hours”."
+        )
+    if not value:
+        return f"「{name}」要多久？说个时长，比如「{name}要2小时」；预计用时这次还没有改动。"
+    return f"「{value}」不是一个确切的时长（1分钟到{top}），「{name}」的预计用时没有改动。说个数就好，比如「{name}要2小时」。"
 
 
 async def handle_update(turn: Turn) -> Answer:
@@ -403,6 +556,13 @@ async def explain_update(turn: Turn) -> dict[str, Any]:
         fields["title"] = correction.value
     elif correction.field == "priority":
         fields["priority"] = correction.direction or correction.value
+    elif correction.field == "estimate":
+        fields["estimate_minutes"] = None if correction.clear else estimates.minutes_of(correction.value)
+        fields["estimate_text"] = None if correction.clear else correction.value
+    elif correction.field == "list":
+        fields["list"] = None if correction.clear else correction.value
+    elif correction.field == "labels":
+        fields["labels"] = {"remove" if correction.clear else "add": correction.value}
     elif correction.field == "reminder":
         said = _reminder_said(correction.value)
         fields["reminder"] = {"kind": said.kind, "words": said.words, "add": correction.add}

@@ -47,7 +47,8 @@ def test_a_dry_run_says_what_it_would_do_and_writes_nothing(harness: Harness, cl
     summary = _import(client, TODOIST, "todoist", dry_run="true")
     assert summary["dry_run"] is True and summary["created"] >= 5 and summary["task_ids"] == []
     assert summary["by_reason"] == {"note": 1, "section": 1}
-    assert summary["not_kept"]["tags"] >= 2 and summary["not_kept"]["description"] >= 1
+    assert summary["not_kept"]["description"] >= 1
+    assert "tags" not in summary["not_kept"]  # @labels are kept as labels
     assert {s["title"] for s in summary["sample"]} and len(summary["sample"]) <= 5
     assert harness.tasks("local") == [] and harness.changes() == []
 
@@ -56,6 +57,8 @@ def test_an_import_is_one_change_that_one_revert_takes_back(harness: Harness, cl
     summary = _import(client, TICKTICK, "ticktick")
     assert summary["created"] == len(summary["task_ids"]) == len(summary["change_ids"]) > 3
     assert len(harness.tasks("local")) == summary["created"]
+    assert {"周会", "购物"} <= {i["name"] for i in client.get("/lists").json()["items"]}
+    assert {"work", "home"} <= {i["name"] for i in client.get("/labels").json()["items"]}
     turns = {c.turn_key for c in harness.changes()}
     assert len(turns) == 1 and next(iter(turns)).startswith("import:")
     reverted = client.post(f"/changes/{summary['change_ids'][-1]}/revert")
@@ -142,14 +145,14 @@ def test_an_unknown_source_is_a_400(client: TestClient) -> None:
 def _seed(c: TestClient) -> None:
     bodies: list[dict[str, Any]] = [
         {"title": "交周报", "deadline_at": "2026-12-07T09:00:00+08:00", "recurrence": {"rule": "FREQ=WEEKLY;BYDAY=MO"},
-         "reminders": [{"before": "PT30M"}]},
+         "reminders": [{"before": "PT30M"}], "list": "工作 Work", "labels": ["周报", "Team A"]},
         {"title": "打卡", "deadline_at": "2026-12-01T09:00:00+08:00", "recurrence": {"rule": "FREQ=DAILY;X-DAYS=CN-WORKDAY"}},
         {"title": "拜神", "deadline_at": "2026-12-09T08:00:00+08:00",
          "recurrence": {"rule": "RSCALE=CHINESE;FREQ=MONTHLY;BYMONTHDAY=1"}},
         {"title": "买菜, \"大\"采购", "deadline_at": "2026-12-02T23:59:59+08:00", "priority_group": 3},
         {"title": "开会", "deadline_at": "2026-12-03T15:00:00+08:00", "priority_group": 1,
          "reminders": [{"at": "2026-12-03T08:00:00+08:00"}]},
-        {"title": "想想年假", "priority_group": 4, "estimate_minutes": 90},
+        {"title": "想想年假", "priority_group": 4, "estimate_minutes": 90, "labels": ["假期"]},
     ]  # fmt: skip
     for body in bodies:
         assert c.post("/tasks", json=body).status_code == 201
@@ -157,7 +160,10 @@ def _seed(c: TestClient) -> None:
     c.post(f"/tasks/{done['id']}/complete")
 
 
-_KEPT = ("title", "priority_group", "deadline_at", "is_completed", "recurrence", "reminders", "estimate_minutes")
+_KEPT = (
+    "title", "priority_group", "deadline_at", "is_completed", "recurrence", "reminders", "estimate_minutes", "list",
+    "labels",
+)  # fmt: skip
 
 
 def _kept(c: TestClient) -> list[tuple[Any, ...]]:

@@ -128,12 +128,15 @@ def test_limits_off_install_nothing(harness: Harness) -> None:
         assert [client.get("/tasks").status_code for _ in range(3)] == [200] * 3
 
 
+KEYED = ("/tasks", "/changes", "/webhooks", "/v1/", "/agent/", "/import", "/calendar", "/lists", "/labels")
+
+
 def test_the_document_lists_429_with_retry_after_where_limits_apply(limited: Harness) -> None:
     doc = create_app(limited.state.settings, state=limited.state).openapi()
     limited_ops = {(path, method) for path, ops in doc["paths"].items() for method, op in ops.items()}
     for path, method in limited_ops:
         responses = doc["paths"][path][method]["responses"]
-        keyed = path.startswith(("/tasks", "/changes", "/webhooks", "/v1/", "/agent/", "/import", "/calendar"))
+        keyed = path.startswith(KEYED)
         applies = keyed and path != "/calendar/{token}.ics"  # a subscribe link's feed has no key to count
         assert ("429" in responses) is applies, (path, method)
         if applies:

@@ -65,6 +65,8 @@ def test_snapshot_is_json_ready() -> None:
         "recurrence": None,
         "reminders": None,
         "estimate_minutes": None,
+        "list_name": None,
+        "labels": None,
     }
 
 

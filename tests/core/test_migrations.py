@@ -56,7 +56,7 @@ def test_migrations_ship_in_the_package() -> None:
     assert (MIGRATIONS_DIR / "script.py.mako").is_file()
     for n in range(1, 13):
         assert list((MIGRATIONS_DIR / "versions").glob(f"{n:04d}_*.py")), n
-    assert _head() == "0012_task_estimates"
+    assert _head() == "0013_lists_labels"
 
 
 def test_migrate_twice_is_a_noop(engine_factory: Callable[[], Engine]) -> None:

@@ -442,7 +442,7 @@ def test_no_deadline_costs_nothing_when_unused() -> None:
     assert plain == dataclasses.replace(undated, no_deadline=False)
     # The flags added since are last and defaulted too (repeating: recurrence IS NOT NULL; fits: the
     # estimate, else the group's default, within the free time).
-    added = ("no_deadline", "repeating", "fits")
+    added = ("no_deadline", "repeating", "fits", "in_list", "labeled")
     assert set(added).isdisjoint(f.name for f in dataclasses.fields(plain)[: -len(added)])
     repeating = store._shape(TaskFilter(quadrants=[1, 2], repeating=True), "sqlite")
     assert plain == dataclasses.replace(repeating, repeating=False)

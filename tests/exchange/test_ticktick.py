@@ -319,15 +319,18 @@ def test_identity_without_task_id_counts_identical_rows() -> None:
 
 
 def test_not_kept_names_the_columns(sample: Parsed) -> None:
-    assert by_title(sample)["准备周会 slides"].not_kept == ("list", "tags")
-    assert set(by_title(sample)["Groceries 买菜"].not_kept) == {
-        "description",
-        "list",
-        "tags",
-        "start_date",
-        "repeat_extras",
-    }
+    assert by_title(sample)["准备周会 slides"].not_kept == ("folder",)
+    assert set(by_title(sample)["Groceries 买菜"].not_kept) == {"description", "folder", "start_date", "repeat_extras"}
     assert by_title(sample)["Renew passport 护照续签"].not_kept == ()  # the inbox is no list
+
+
+def test_the_list_and_tags_are_kept(sample: Parsed) -> None:
+    weekly, groceries = by_title(sample)["准备周会 slides"], by_title(sample)["Groceries 买菜"]
+    assert (weekly.list_name, weekly.labels) == ("周会", ("work",))
+    assert (groceries.list_name, groceries.labels) == ("购物", ("home", "周末"))
+    assert by_title(sample)["Renew passport 护照续签"].list_name is None  # the inbox is no list
+    odd = only_row(**{"List Name": "a,b;c", "Tags": "#x, x, y\tz"})
+    assert (odd.list_name, odd.labels) == ("a b c", ("x", "y z"))
 
 
 def test_a_long_title_is_cut() -> None:

@@ -267,9 +267,11 @@ def test_an_unknown_timezone_names_row_and_column() -> None:
 # --- titles, not kept, identity --------------------------------------------------------------
 
 
-def test_labels_are_stripped_into_tags(sample: Parsed) -> None:
-    assert by_title(sample)["健身 Gym"].not_kept == ("tags",)
-    assert only_row(CONTENT="@work Email 李老师 @urgent now").title == "Email 李老师 now"
+def test_labels_leave_the_title_and_are_kept(sample: Parsed) -> None:
+    assert by_title(sample)["健身 Gym"].labels == ("health", "周末")
+    assert by_title(sample)["健身 Gym"].not_kept == ()
+    row = only_row(CONTENT="@work Email 李老师 @urgent now")
+    assert (row.title, row.labels) == ("Email 李老师 now", ("work", "urgent"))
 
 
 def test_an_at_inside_a_word_is_no_label() -> None:

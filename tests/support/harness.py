@@ -158,6 +158,8 @@ class Harness:
         completed_at: str | None = None,
         created_at: str | None = None,
         estimate: int | None = None,
+        list_name: str | None = None,
+        labels: list[str] | None = None,
     ) -> int:
         """Adds one task; times are local scenario times like '2026-12-01 15:00'; `estimate` in minutes."""
         user_id = self.user(user)
@@ -171,6 +173,8 @@ class Harness:
                     deadline_at=local(deadline) if deadline else None,
                     urgency_threshold_at=local(threshold) if threshold else None,
                     estimate_minutes=estimate,
+                    list_name=list_name,
+                    labels=labels,
                 ),
                 now=local(created_at) if created_at else self.now - timedelta(days=3),
             )
