@@ -11,15 +11,18 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 from zoneinfo import ZoneInfo
 
+import anyio.to_thread
 from sqlmodel import Session
 
 from core import carry
 from core.llm import ModelHub
 from core.locale import Locale, detect_locale
 from core.trace import Budget, Trace
+
+T = TypeVar("T")
 
 _USER_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
 
@@ -155,6 +158,22 @@ class Turn:
         if self.turn_key.startswith(CLIENT_KEY_PREFIX):
             return AttemptKeys(self.turn_key, None)
         return AttemptKeys(self.turn_key, timedelta(seconds=self.config.note_retry_window_s))
+
+    async def read(self, read: Callable[[Session], T]) -> T:
+        """One read on a session of this turn's user.
+
+        On SQLite the read runs on the event loop (``reads_inline``): an indexed, capped read takes
+        0.05–2 ms and never waits on a lock in WAL mode, while a worker-thread hop under load costs
+        about 1 ms of CPU in GIL hand-offs. Elsewhere (a network round trip) it runs on a thread.
+        """
+
+        def run() -> T:
+            with self.sessions() as session:
+                return read(session)
+
+        if self.config.reads_inline:
+            return run()
+        return await anyio.to_thread.run_sync(run)
 
     @property
     def seal(self) -> carry.Seal:

@@ -15,7 +15,6 @@ from datetime import date, datetime, timedelta
 from typing import Annotated, Any, TypeVar
 from zoneinfo import ZoneInfo
 
-import anyio.to_thread
 from pydantic import BaseModel, Field, Strict, ValidationError
 from sqlmodel import Session
 
@@ -96,15 +95,7 @@ def _day_and_shift(turn: Turn, request: PlanRequest) -> tuple[date, int]:
 
 
 async def _read(turn: Turn, read: Callable[[Session], T]) -> T:
-    """One read on a session (on the event loop for SQLite, as the task query does; else a thread)."""
-
-    def run() -> T:
-        with turn.sessions() as session:
-            return read(session)
-
-    if turn.config.reads_inline:
-        return run()
-    return await anyio.to_thread.run_sync(run)
+    return await turn.read(read)
 
 
 def _plan(session: Session, turn: Turn, window: Window, shift: int) -> tuple[DayPlan, TaskRow | None]:

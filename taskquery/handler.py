@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
-
 from core import lists
 from core.display import task_record
 from core.graphrun import run_nodes
@@ -39,12 +37,8 @@ async def handle_task_query(turn: Turn) -> Answer:
 
 
 async def _overview(turn: Turn, kind: Kind) -> Answer:
-    def read() -> list[lists.Named]:
-        with turn.sessions() as session:
-            counts = lists.list_counts if kind == "lists" else lists.label_counts
-            return counts(session, turn.user_id)
-
-    named = await anyio.to_thread.run_sync(read)
+    counts = lists.list_counts if kind == "lists" else lists.label_counts
+    named = await turn.read(lambda session: counts(session, turn.user_id))
     turn.trace.emit("overview", "info", f"列出{len(named)}个{'清单' if kind == 'lists' else '标签'}", {"kind": kind})
     data: dict[str, Any] = {kind: [{"name": n.name, "open": n.open, "total": n.total} for n in named]}
     return Answer(overview_text(kind, named, turn.locale), data, outcome="listed" if named else "empty")

@@ -11,7 +11,6 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-import anyio
 from pydantic import ValidationError
 
 from core import estimates
@@ -229,20 +228,8 @@ def time_anchor_step(state: QueryState, turn: Turn) -> str:
 
 
 async def _read(turn: Turn, read: Callable[[Any], T]) -> T:
-    """One read on a session of the turn's user.
-
-    On SQLite the read runs on the event loop (``reads_inline``): an indexed, capped read takes
-    0.05–2 ms and never waits on a lock in WAL mode, while a worker-thread hop under load costs
-    about 1 ms of CPU in GIL hand-offs. Elsewhere (a network round trip) it runs on a thread.
-    """
-
-    def run() -> T:
-        with turn.sessions() as session:
-            return read(session)
-
-    if turn.config.reads_inline:
-        return run()
-    return await anyio.to_thread.run_sync(run)
+    """One read on a session of the turn's user (:meth:`core.turn.Turn.read`)."""
+    return await turn.read(read)
 
 
 async def resolve_scope_step(state: QueryState, turn: Turn) -> Scope:
