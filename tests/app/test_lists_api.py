@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from support.harness import Harness
+from tests.app.test_mcp import call, error, in_process, seed
 
 
 @pytest.fixture
@@ -134,3 +135,21 @@ def test_another_users_lists_and_labels_are_not_seen(harness: Harness, client: T
     assert client.delete("/labels/秘密", headers=bob).status_code == 404
     assert client.get("/tasks", params={"label": "秘密"}, headers=alice).json()["total"] == 1
     assert client.get("/lists", headers=alice).json()["items"][0]["name"] == "私事"
+
+
+async def test_mcp_moves_labels_and_finds_by_list(harness: Harness) -> None:
+    ids = seed(harness)
+    async with in_process(harness, "alice") as client:
+        moved = await call(client, "update_task", task_id=ids["report"], list_name="工作", labels=["#周报", "急"])
+        assert moved["task"]["list"] == "工作" and moved["task"]["labels"] == ["周报", "急"]
+        found = await client.call_tool("find_tasks", {"list": "工作"})
+        text = found.content[0].text  # type: ignore[union-attr]
+        assert "in list 工作" in text and "labels #周报 #急" in text
+        assert "1 of 1" in text
+        by_label = await client.call_tool("find_tasks", {"label": "急"})
+        assert "1 of 1" in by_label.content[0].text  # type: ignore[union-attr]
+        out = await call(client, "update_task", task_id=ids["report"], list_name="", labels=[])
+        assert out["task"]["list"] is None and out["task"]["labels"] == []
+        assert "labels" in await error(client, "update_task", task_id=ids["report"], labels=["a,b"])
+    async with in_process(harness, "bob") as other:
+        assert "0 of 0" in (await other.call_tool("find_tasks", {"list": "工作"})).content[0].text  # type: ignore[union-attr]
