@@ -156,8 +156,10 @@ def _is_time(words: str) -> bool:
 
 # "有哪些清单", "我的标签", "what lists do I have": the lists (or labels) themselves, with counts.
 LISTS_QUESTION_RE = re.compile(
-    r"(?:有|都有|有哪些|有几个|哪些|什么)(?P<zh>清单|列表|标签)|(?:我的|所有|全部)(?P<zh2>清单|列表|标签)(?:[吗呢?？]|$)|"
+    r"(?:有|都有|有哪些|有几个|哪些|什么)(?P<zh>清单|列表|标签)(?:了|呀|啊)?(?:[吗呢?？。]|$)|"
+    r"(?:我的|所有|全部)(?P<zh2>清单|列表|标签)(?:有哪些|都有什么)?(?:[吗呢?？。]|$)|"
     r"^(?:列出|看看|显示)?(?:我的|所有的?)?(?P<zh3>清单|列表|标签)(?:有哪些|都有什么|列表)?[吗呢?？]?$|"
-    r"\b(?:what|which|show|list)\b.{0,20}\b(?P<en>lists|labels|tags)\b",
+    r"\b(?:what|which|show|list)\b.{0,12}\b(?:my|i have|do i have|i've got)\b.{0,12}\b(?P<en>lists|labels|tags)\b|"
+    r"\b(?:what|which)\s+(?P<en2>lists|labels|tags)\s+do\s+i\s+have\b|^(?:show\s+)?my\s+(?P<en3>lists|labels|tags)\W*$",
     re.I,
 )

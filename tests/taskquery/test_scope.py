@@ -38,7 +38,8 @@ def test_times_and_plain_questions_name_no_list(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "kind"),
     [("有哪些清单", "lists"), ("我的清单", "lists"), ("我有几个清单？", "lists"), ("有哪些标签", "labels"),
-     ("what lists do I have", "lists"), ("show my labels", "labels"), ("购物清单里有什么", None), ("明天的任务", None)],
+     ("what lists do I have", "lists"), ("show my labels", "labels"), ("购物清单里有什么", None), ("明天的任务", None),
+     ("有什么清单软件好用", None), ("推荐一个清单app", None), ("what are the best todo lists apps", None)],
 )  # fmt: skip
 def test_asking_for_the_lists_themselves(text: str, kind: str | None) -> None:
     assert overview_kind(text) == kind
