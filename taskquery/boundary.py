@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
+from core import listnames
 from core.countlock import CountLock
 from core.grounding import looks_like_time, occurs_in, plausible_moment
 from core.timeanchor import resolve_time
@@ -77,12 +78,21 @@ def settle_plan(proposed: QueryPlan, grounds: Grounds) -> Settled:
     return Settled(plan, source, notes)
 
 
+def _is_name(name: str) -> bool:
+    """A list's or label's name could be this (no separators, controls or blank: core.listnames)."""
+    try:
+        listnames.clean_name(name)
+    except ValueError:
+        return False
+    return True
+
+
 def _grounded_scope(scope: str | None, grounds: Grounds, notes: list[str]) -> str | None:
     """A model's list or label is taken only when its name is in the user's words."""
     if not scope or not scope.strip():
         return None
     name = scope.strip().lstrip("#＃").strip()
-    if name and name.casefold() in grounds.words.casefold():
+    if name and name.casefold() in grounds.words.casefold() and _is_name(name):
         return scope.strip()
     notes.append(f"忽略了清单/标签「{scope.strip()[:20]}」：不是你话里的词")
     return None

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated
 
-from pydantic import BaseModel, Field, Strict, ValidationError
+from pydantic import AfterValidator, BaseModel, Field, Strict, ValidationError
 
-from core import carry
+from core import carry, listnames
 from core.models import TITLE_MAX, ClientDateTime, ClientText
 from core.turn import ChatText
 from taskquery.plan import Group, QueryPlan
@@ -30,6 +30,11 @@ MAX_COUNT = 2**31 - 1  # offsets and totals: 32-bit, like every count the store 
 Count = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
 
 
+def _scope(value: str) -> str:
+    listnames.clean_name(value)  # raises ValueError for what no list or label can be called
+    return value
+
+
 class CarriedPlan(QueryPlan):
     """A plan as a record carries it back: the same fields, under the input contract."""
 
@@ -38,6 +43,8 @@ class CarriedPlan(QueryPlan):
     time_after: ClientDateTime | None = None
     time_before: ClientDateTime | None = None
     keyword: Annotated[ClientText, Field(max_length=TITLE_MAX)] | None = None
+    # "#工作" (a label) or "购物清单": the name must be one a list or label can have (core.listnames).
+    scope: Annotated[ClientText, Field(max_length=listnames.NAME_MAX + 1), AfterValidator(_scope)] | None = None
     limit: Annotated[int, Strict(), Field(ge=0, le=10_000)] | None = None
 
 

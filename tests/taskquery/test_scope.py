@@ -6,10 +6,16 @@ title search, said as such, never a list of everything. NOW is Monday 2026-11-30
 from __future__ import annotations
 
 import pytest
+from pydantic import ValidationError
 
+from core.countlock import extract_count
 from core.listnames import read_scope
-from support.harness import Harness
+from support.harness import NOW, TZ, Harness
+from taskquery.boundary import Grounds, settle_plan
+from taskquery.carried import CarriedPlan
+from taskquery.offline import offline_plan
 from taskquery.overview import overview_kind
+from taskquery.plan import QueryPlan
 
 SCOPES = [
     ("购物清单里有什么", "购物清单"),
@@ -116,3 +122,25 @@ async def test_a_follow_up_keeps_the_list(harness: Harness) -> None:
     assert more.action == "task_query"
     assert [i["title"] for i in more.data["items"]] == ["洗衣液"]  # 修水龙头 is due tomorrow too, in 家里
     assert more.content.startswith("「购物清单」清单里的任务")
+
+
+@pytest.mark.parametrize(
+    ("sentence", "proposed", "kept"),
+    [
+        ("工作和生活的事都看看", "工作", "工作"),  # in the words, a name: taken
+        ("明天有什么任务", "秘密项目", None),  # not in the words: refused
+        ("工作,生活相关的都列出来", "工作,生活", None),  # in the words but no name a list can have
+        ("看看a\x07b的任务", "a\x07b", None),
+    ],
+)
+def test_a_models_scope_is_taken_only_when_grounded_and_a_name(sentence: str, proposed: str, kept: str | None) -> None:
+    rules = offline_plan(sentence, NOW, TZ).model_copy(update={"scope": None})
+    grounds = Grounds(sentence, rules, extract_count(sentence), NOW, TZ)
+    assert settle_plan(QueryPlan(scope=proposed), grounds).plan.scope == kept
+
+
+@pytest.mark.parametrize("scope", ["工作,家里", "a\x00b", "#", "x" * 42])
+def test_a_carried_scope_is_validated_like_input(scope: str) -> None:
+    with pytest.raises(ValidationError):
+        CarriedPlan.model_validate({"scope": scope})
+    assert CarriedPlan.model_validate({"scope": "#工作"}).scope == "#工作"
