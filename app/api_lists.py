@@ -93,8 +93,7 @@ def rename_list(list_id: ListId, body: NameBody, user: CurrentUser, state: State
         other = lists.find_list(w.session, user.id, body.name)
         if other is not None and other.id != record.id:
             raise Conflict(f"Another list is called {other.name!r}.", param="name")
-        held = len(w.tasks_in_list(record.key))
-        w.rename_list(record, body.name)
+        held = w.rename_list(record, body.name)
     return Moved(name=body.name, tasks=held, change_ids=w.change_ids)
 
 

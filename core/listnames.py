@@ -21,6 +21,7 @@ __all__ = [
     "NAME_TEXT",
     "clean_labels",
     "clean_name",
+    "is_time",
     "key",
     "label_list",
     "labels_json",
@@ -133,7 +134,7 @@ def read_scope(text: str) -> str | None:
             name = clean_name(name)
         except ValueError:
             continue
-        if name in _NOT_SCOPES or (kind == "topic" and ((len(name) < 2 and not name.isascii()) or _is_time(name))):
+        if name in _NOT_SCOPES or (kind == "topic" and ((len(name) < 2 and not name.isascii()) or is_time(name))):
             continue
         return f"#{name}" if kind == "label" else name
     return None
@@ -143,8 +144,8 @@ def read_scope(text: str) -> str | None:
 _LEAD_WORDS_RE = re.compile(r"^(?:请|帮我|看看|查一?下|列出|所有|全部|我的|我|和|跟|与|同|有关于|有)+")
 
 
-def _is_time(words: str) -> bool:
-    """The words are a time ("这周里的任务"): a window, not a list."""
+def is_time(words: str) -> bool:
+    """The words are mostly a time ("明天", "这周里"): a deadline or a window, never a list's name."""
     from datetime import UTC, datetime
 
     from core.timeanchor import resolve_time  # the grammar: on first use only

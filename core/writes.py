@@ -226,9 +226,9 @@ class Writer:
         self.touched_lists = True
         return lists.ensure_list(self.session, self.by.user_id, name, now=self.by.now)
 
-    def rename_list(self, record: TaskListRecord, name: str) -> None:
+    def rename_list(self, record: TaskListRecord, name: str) -> int:
         """Renames the author's list and moves its tasks to the new name (each logged); the name
-        must not be another list's (the surfaces check and say so)."""
+        must not be another list's (the surfaces check and say so). How many tasks it holds."""
         self._check()
         if record.user_id != self.by.user_id:
             raise ValueError("a write takes the author's own list")
@@ -239,9 +239,11 @@ class Writer:
         record.name, record.key = name, listnames.key(name)
         self.session.add(record)
         self.session.flush()
-        for task in self._tasks_where(col(Task.list_key) == old_key):
+        held = self._tasks_where(col(Task.list_key) == old_key)
+        for task in held:
             self.update(task, TaskUpdate(list_name=name))
         self.report["list"] = name
+        return len(held)
 
     def delete_list(self, record: TaskListRecord) -> int:
         """Deletes the author's list; its tasks stay, in no list (each logged, so undo puts them
@@ -271,9 +273,6 @@ class Writer:
                 names.insert(min(at, len(names)), name)
             self.update(task, TaskUpdate(labels=listnames.clean_labels(names)))
         return len(held)
-
-    def tasks_in_list(self, key: str) -> list[Task]:
-        return self._tasks_where(col(Task.list_key) == key)
 
     def _tasks_where(self, condition: Any) -> list[Task]:
         stmt = select(Task).where(col(Task.user_id) == self.by.user_id, condition).order_by(col(Task.id))

@@ -6,13 +6,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-import anyio
-
 from core import changes, recurrence, series
 from core.display import format_when
 from core.estimates import minutes_of
 from core.graphrun import run_nodes
-from core.lists import Resolved
 from core.locale import Locale
 from core.turn import Answer, Turn
 from quicknote import steps
@@ -20,7 +17,7 @@ from quicknote.graph import Extract, quick_note_graph
 from quicknote.multi import capture_parts, records, write_and_confirm
 from quicknote.offline import offline_extract_note
 from quicknote.pending import answers_warning, is_no, is_yes, pending_capture
-from quicknote.placement import NOWHERE, Place, Placement, read_placement, settle, split_items
+from quicknote.placement import NOWHERE, Place, read_placement, settle, split_items
 from quicknote.rendering import NEAR_LIST, confirmation, list_confirmation
 from quicknote.split import split_note
 from quicknote.state import NoteDeps, NoteState
@@ -112,7 +109,7 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     placement = read_placement(sentence)
     place = NOWHERE
     if placement.placed:
-        settled = await anyio.to_thread.run_sync(_settle, turn, placement)
+        settled = await turn.read(lambda session: settle(session, turn.user_id, placement))
         if not isinstance(settled, Place):  # a near miss of a list the user has: asked, nothing written
             near = settled.near[0]
             turn.trace.emit("clarify", "info", f"「{placement.list_name}」像是「{near}」，先问清楚", {"near": near})
@@ -134,11 +131,6 @@ async def _capture(turn: Turn) -> tuple[str, dict[str, Any]]:
     elif state.duplicate_of is not None:
         data = {"duplicate_of": records([state.duplicate_of], turn)[0], "created": False}
     return answer, data
-
-
-def _settle(turn: Turn, placement: Placement) -> Place | Resolved:
-    with turn.sessions() as session:
-        return settle(session, turn.user_id, placement)
 
 
 async def explain_note(turn: Turn) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlmodel import Session
 
@@ -17,7 +16,6 @@ from core import listnames, lists
 
 __all__ = ["NOWHERE", "Place", "Placement", "bare", "read_placement", "settle", "split_items"]
 
-_EPOCH = datetime(2026, 1, 5, 9, tzinfo=UTC)  # any fixed moment: only whether a time is read matters
 
 _NAME = r"[^\s：:，,。；;#＃、]{1,20}?"
 _LIST_WORD = r"(?:清单|列表|单子)"
@@ -102,15 +100,7 @@ def _name(raw: str) -> str | None:
         name = listnames.clean_name(raw)
     except ValueError:
         return None
-    return None if name.lower() in _NOT_LISTS or is_time(name) else name
-
-
-def is_time(name: str) -> bool:
-    """The name is a time ("记到明天：…" is a deadline, not a list)."""
-    from core.timeanchor import resolve_time  # the grammar: on first use only
-
-    window = resolve_time(name, _EPOCH, "UTC")
-    return window is not None and bool(window.phrase) and len(window.phrase) * 2 >= len(name)
+    return None if name.lower() in _NOT_LISTS or listnames.is_time(name) else name  # "记到明天：…"
 
 
 def bare(name: str) -> str:

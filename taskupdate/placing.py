@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Literal
-from zoneinfo import ZoneInfo
 
 from core import listnames
-from core.timeanchor import resolve_time
 
 __all__ = ["Placing", "read_placing"]
 
@@ -50,7 +47,6 @@ _RULES: tuple[tuple[re.Pattern[str], Kind], ...] = (
     (re.compile(r"^add\s+(?:the\s+|a\s+)?#?(?P<v>[\w-]{1,30})\s+(?:label|tag)\s+to\s+(?P<w>.+)$", re.I), "label"),
     (re.compile(r"^(?:remove|drop|delete)\s+(?:the\s+)?#?(?P<v>[\w-]{1,30})\s+(?:label|tag)(?:\s+from\s+(?P<w>.+))?$", re.I), "unlabel"),
 )  # fmt: skip
-_ROUTING_CLOCK = datetime(2026, 1, 5, 10, 0, tzinfo=ZoneInfo("Asia/Shanghai"))
 _NOT_LISTS = frozenset({"日历", "日程", "备忘录", "待办", "明天", "今天", "后天"})
 
 
@@ -61,11 +57,6 @@ class Placing:
     kind: Kind
     name: str | None
     words: str | None
-
-
-def _is_time(value: str) -> bool:
-    window = resolve_time(value, _ROUTING_CLOCK, "Asia/Shanghai")
-    return window is not None and bool(window.phrase) and len(window.phrase) * 2 >= len(value)
 
 
 def read_placing(body: str) -> Placing | None:
@@ -79,7 +70,7 @@ def read_placing(body: str) -> Placing | None:
             name = listnames.clean_name(m.group("v") + said_word)  # "家务清单" as said
         except ValueError:
             continue
-        if kind == "list" and (name in _NOT_LISTS or (not said_word and _is_time(name))):
+        if kind == "list" and (name in _NOT_LISTS or (not said_word and listnames.is_time(name))):
             continue  # "把交报告挪到周五": a deadline, not a list
         words = m.group("w").strip() if m.group("w") else None
         return Placing(kind, None if kind == "unlist" else name, words or None)
