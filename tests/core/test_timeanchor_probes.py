@@ -1,64 +1,13 @@
 """Held-out-style probes: colloquial time phrases inside task questions, at several `now`s.
 
-Conventions (the peer set's): a day is 00:00..23:59:59, a week is Mon..Sun, "X之前" is
-[now, end of X], spans run from now; a window starting at `now` also matches an expected start
-at today's midnight; 2-minute tolerance; `alt` lists other readings of a genuinely ambiguous
-phrase. Cases with `want=None` are traps: no window at all.
-
-Notation for the expected times: "now"; "MM-DD" / "YYYY-MM-DD" (that day's 00:00, the year of
-`now` when omitted); a leading "e" means 23:59:59 of that day; " HH:MM[:SS]" adds a clock time.
+The notation and conventions are in timeprobe.py.
 """
 
 from __future__ import annotations
 
-import statistics
-import time
-from datetime import datetime, timedelta
-from typing import NamedTuple
-from zoneinfo import ZoneInfo
-
 import pytest
 
-from core.timeanchor import resolve_time
-
-SH = ZoneInfo("Asia/Shanghai")
-TOL = timedelta(minutes=2)
-
-NOWS = {
-    "A": datetime(2026, 11, 30, 10, 0, tzinfo=SH),  # Monday, last day of a month
-    "B": datetime(2026, 12, 6, 21, 30, tzinfo=SH),  # Sunday, late evening
-    "C": datetime(2026, 12, 31, 23, 0, tzinfo=SH),  # Thursday, Dec 31, late evening
-    "D": datetime(2028, 2, 27, 9, 0, tzinfo=SH),  # Sunday, February of a leap year
-    "F": datetime(2027, 2, 20, 15, 0, tzinfo=SH),  # Saturday, February of a non-leap year
-    "G": datetime(2026, 7, 15, 14, 0, tzinfo=SH),  # Wednesday, mid-month
-    "H": datetime(2026, 3, 31, 18, 0, tzinfo=SH),  # Tuesday, last day of a quarter
-}
-
-W = tuple[str | None, str | None]
-
-
-class Probe(NamedTuple):
-    sentence: str
-    now: str
-    want: W | None
-    alt: tuple[W, ...] = ()
-    prefer: str = "future"
-    miss: str = ""  # a known miss: why (the case is a strict xfail)
-
-
-def P(
-    sentence: str, now: str, start: str | None, end: str | None, *alt: W, prefer: str = "future", miss: str = ""
-) -> Probe:
-    return Probe(sentence, now, (start, end), tuple(alt), prefer, miss)
-
-
-def PAST(sentence: str, now: str, start: str | None, end: str | None, *alt: W) -> Probe:
-    return P(sentence, now, start, end, *alt, prefer="past")
-
-
-def TRAP(sentence: str, now: str = "A", prefer: str = "future") -> Probe:
-    return Probe(sentence, now, None, (), prefer)
-
+from support.timeprobe import PAST, TRAP, P, Probe, params, probe_ok, report
 
 PROBES: list[Probe] = [
     # -- A: Monday 2026-11-30 10:00 ---------------------------------------------------------
@@ -306,60 +255,7 @@ PROBES: list[Probe] = [
 ]
 
 
-def _at(spec: str | None, now: datetime) -> datetime | None:
-    if spec is None:
-        return None
-    if spec == "now":
-        return now
-    end = spec.startswith("e")
-    s = spec[1:] if end else spec
-    day, _, clock = s.partition(" ")
-    if day.count("-") == 1:
-        day = f"{now.year}-{day}"
-    if end:
-        clock = "23:59:59"
-    parts = [int(x) for x in (clock or "00:00").split(":")] + [0]
-    y, m, d = (int(x) for x in day.split("-"))
-    return datetime(y, m, d, parts[0], parts[1], parts[2], tzinfo=SH)
-
-
-def _same(got: datetime | None, want: datetime | None) -> bool:
-    if got is None or want is None:
-        return got is None and want is None
-    return abs(got - want) <= TOL
-
-
-def _same_start(got: datetime | None, want: datetime | None, now: datetime) -> bool:
-    if _same(got, want):
-        return True
-    return (
-        got is not None
-        and want is not None
-        and abs(got - now) <= TOL
-        and want.date() == now.date()
-        and (want.hour, want.minute) == (0, 0)
-    )
-
-
-def probe_ok(p: Probe) -> tuple[bool, str]:
-    now = NOWS[p.now]
-    w = resolve_time(p.sentence, now, "Asia/Shanghai", prefer=p.prefer)  # type: ignore[arg-type]
-    if p.want is None:
-        return w is None, "" if w is None else f"trap read as {w.phrase!r}"
-    if w is None:
-        return False, "no window"
-    for s, e in (p.want, *p.alt):
-        if _same_start(w.start, _at(s, now), now) and _same(w.end, _at(e, now)):
-            return True, ""
-    got = (w.start and w.start.isoformat(), w.end and w.end.isoformat())
-    return False, f"{w.phrase!r} -> {got}"
-
-
-@pytest.mark.parametrize(
-    "probe",
-    [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason=p.miss)) if p.miss else p for p in PROBES],
-    ids=[f"{p.now}:{p.sentence}" for p in PROBES],
-)
+@pytest.mark.parametrize("probe", params(PROBES))
 def test_probe(probe: Probe) -> None:
     ok, why = probe_ok(probe)
     assert ok, why
@@ -370,19 +266,5 @@ def test_probe_ids_are_unique() -> None:
     assert len(keys) == len(set(keys))
 
 
-def test_probes_are_fast() -> None:
-    """The median resolve_time on a probe sentence stays well under a millisecond."""
-    samples = []
-    for _ in range(3):
-        for p in PROBES:
-            t0 = time.perf_counter()
-            resolve_time(p.sentence, NOWS[p.now], "Asia/Shanghai", prefer=p.prefer)  # type: ignore[arg-type]
-            samples.append(time.perf_counter() - t0)
-    assert statistics.median(samples) < 0.001
-
-
 if __name__ == "__main__":  # a quick report: python -m tests.core.test_timeanchor_probes
-    misses = [(p, why) for p in PROBES for ok, why in [probe_ok(p)] if not ok]
-    for p, why in misses:
-        print(f"MISS {p.now} {p.prefer:6s} {p.sentence}: {why}")
-    print(f"{len(PROBES) - len(misses)}/{len(PROBES)} probes right")
+    report(PROBES)
