@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .context import Ctx
 from .english import month_day, weekday_index
 from .numerals import adjacent_pair, to_int, two_digit_year
@@ -85,292 +87,418 @@ def _minute(raw: str | None) -> int | None:
 YEAR_MIN, YEAR_MAX = 1800, 2200
 
 
+Absorber = Callable[[Point, Token, str, Ctx], bool]
+
+
 def absorb(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
-    k, g = tok.kind, tok.g
-    if k == "year":
-        if p.has_year or p.has_month or p.has_day or p.has_week:
-            return False
-        raw = g("y_abs") or ""
-        value = to_int(raw)
-        if value is None or (len(raw) == 4 and not YEAR_MIN <= value <= YEAR_MAX):
-            return False  # "九九九九年": not a year a task list can mean
-        p.year = two_digit_year(value, ctx.today.year) if len(raw) == 2 else value
-        p.edge = _edge(g("y_edge"), year=True)
-        return True
-    if k == "yrel":
-        if p.has_year or p.has_month or p.has_day or p.has_week:
-            return False
-        p.year_off = _YEAR_OFF.get(g("yr_w") or "", 0)
-        p.edge = _edge(g("yr_edge"), year=True)
-        return True
-    if k in ("mrel", "mabs", "md", "ym"):
-        if p.has_month or p.has_day or p.has_week or p.quarter is not None:
-            return False
-        if p.edge is not None and not p.has_year:
-            return False
-        if k == "mrel":
-            p.month_off = _rel_word(g("mr_w") or "")
-            p.edge = _edge(g("mr_edge"))
-        elif k == "ym":
-            if p.has_year:
-                return False
-            p.year, p.month = int(g("ym_y") or 0), int(g("ym_m") or 0)
-        else:
-            p.month = to_int(g("md_m") or g("ma_m") or "")
-            if p.month is None or not 1 <= p.month <= 12:
-                return False
-            if k == "md":
-                p.day = to_int(g("md_d") or g("md_d2") or "")
-                if p.day is None or not 1 <= p.day <= 31:
-                    return False
-            else:
-                p.edge = _edge(g("ma_edge"))
-        return True
-    if k in ("ymd", "mdn"):
-        if p.has_month or p.has_day or p.has_week or (k == "ymd" and p.has_year):
-            return False
-        if k == "ymd":
-            p.year = int(g("ymd_y") or g("ymd_y8") or 0)
-            p.month = int(g("ymd_m") or g("ymd_m8") or 0)
-            p.day = int(g("ymd_d") or g("ymd_d8") or 0)
-        else:
-            p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or 0)
-            p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or 0)
-        return 1 <= p.month <= 12 and 1 <= p.day <= 31
-    if k == "dabs":
-        if p.has_day or (p.has_week and p.weekday is None):
-            return False
-        d = to_int(g("da_d") or "")
-        if d is None or not 1 <= d <= 31:
-            return False
-        p.day = d
-        return True
-    if k in ("dayw", "daypod", "nth_day", "en_day"):
-        if p.has_date:
-            return False
-        if k == "dayw":
-            w = g("dw") or ""
-            if w in ("今明两天", "今明两日"):
-                p.day_off, p.day_span = 0, 1
-            elif w in ("明后天", "明后两天", "明后两日"):
-                p.day_off, p.day_span = 1, 1
-            elif w == "今明两年":
-                p.year_off, p.year_span = 0, 1
-            else:
-                p.day_off = _DAY_WORDS.get(w, 0)
-                p.rel_to_prev = w in ("次日", "翌日", "第二天", "隔天")
-        elif k == "daypod":
-            word = g("dp_d") or "今"
-            p.day_off = {"今": 0, "当": 0, "明": 1, "次": 1, "昨": -1, "前": -2}.get(word, 0)
-            p.pod = _DAY_POD.get(g("dp_p") or "", "晚上")
-        elif k == "nth_day":
-            nth = to_int(g("nd_n") or "")
-            if nth is None or nth < 1:
-                return False
-            p.day_off = nth - 1
-        else:
-            w = " ".join((g("ed") or "").lower().split()).removeprefix("the ")
-            table = {"today": 0, "tonight": 0, "tomorrow": 1, "tmr": 1, "tmrw": 1, "yesterday": -1,
-                     "day after tomorrow": 2, "day before yesterday": -2}  # fmt: skip
-            p.day_off = table.get(w, 0)
-            if w == "tonight":
-                p.pod = "晚上"
-        return True
-    if k == "reloff":
-        if p.has_date or g("ro_dir") not in ("后", "前"):
-            return False
-        q = quantity(tok, "ro")
-        if q is None or q[1] != "day" or q[0] != int(q[0]):
-            return False
-        p.day_off = int(q[0]) if g("ro_dir") == "后" else -int(q[0])
-        return True
-    if k in ("week", "en_week"):
-        if p.has_date:
-            return False
-        if k == "week":
-            p.week_off = _rel_word(g("wk_w") or "")
-            wk_day = g("wk_d")
-            if wk_day == "末":
-                p.weekend = True
-            elif wk_day:
-                p.weekday = _WEEKDAY[wk_day]
-            return True
-        w, u = (g("ew_w") or "").lower(), (g("ew_u") or "").lower()
-        off = {"next": 1, "last": -1, "past": -1}.get(w, 0)
-        if u in ("week", "weekend"):
-            p.week_off = off
-            p.weekend = u == "weekend"
-        elif u == "month":
-            p.month_off = off
-        else:
-            p.year_off = off
-        return True
-    if k in ("wday", "en_wd", "en_weekend"):
-        if p.weekday is not None or p.weekend:
-            return False
-        if p.day is not None or p.day_off is not None:
-            return True  # "6月1日周六": the date already says which day
-        if p.has_year or p.has_month:
-            return False
-        if k == "wday":
-            wd_day = g("wd_d") or ""
-            if wd_day == "末":
-                p.weekend = True
-            else:
-                p.weekday = _WEEKDAY[wd_day]
-        elif k == "en_weekend":
-            p.weekend = True
-        else:
-            wd = weekday_index(g("ewd") or "")
-            if wd is None:
-                return False
-            p.weekday = wd
-            w = (g("ewd_w") or "").lower()
-            if w in ("next", "last"):
-                p.week_off = 1 if w == "next" else -1
-        return True
-    if k == "quarter":
-        if p.has_month or p.has_day or p.has_week or p.quarter is not None or p.quarter_off is not None:
-            return False
-        q_edge = g("q_edge") or g("q_edge2")
-        if q_edge:
-            if p.edge is not None:
-                return False
-            p.edge = (_Q_EDGES[q_edge], 0)
-        if g("q_w") or g("q_bare"):
-            p.quarter_off = _rel_word(g("q_w") or "")
-        else:
-            p.quarter = 1 if g("q_first") else to_int(g("q_n") or g("q_n2") or "")
-            if p.quarter is None or not 1 <= p.quarter <= 4:
-                return False
-        return True
-    if k == "holiday":
-        if p.has_month or p.has_day or p.has_week:
-            return False
-        p.holiday = g("hd")
-        return True
-    if k in _CALENDAR_KINDS:
-        return _absorb_calendar(p, tok)
-    if k == "lunar_ny":
-        if p.has_month or p.has_day or p.has_week or p.holiday is not None:
-            return False
-        p.holiday, p.lunar_dir = _LUNAR[g("ln") or "春节"]
-        return True
-    if k == "workday":
-        if p.has_day or p.has_month or p.has_year or p.workdays:
-            return False
-        p.workdays = True
-        return True
-    if k == "nth_week":
-        nth = to_int(g("nw_n") or "")
-        if not p.has_month or p.has_day or p.has_week or p.edge is not None or nth is None or not 1 <= nth <= 5:
-            return False
-        p.edge = ("week_n", nth)
-        return True
-    if k in ("edge", "en_edge"):
-        if p.edge is not None or p.has_day or p.has_week:
-            return False
-        if k == "en_edge":
-            u = (g("ee_u") or tok_text(tok, text)[-2:]).lower()
-            nxt = (g("ee_w") or "").strip().lower() == "next"
-            if u in ("day", "od"):
-                p.day_off = 0
-            elif u in ("week", "ow"):
-                p.week_off, p.weekday = (1 if nxt else 0), 6
-            elif u in ("month", "om"):
-                p.month_off, p.edge = (1 if nxt else 0), ("last", 1)
-            else:
-                p.year_off, p.month, p.day = (1 if nxt else 0), 12, 31
-            return True
-        eg = g("eg") or ""
-        if eg.startswith("年") or eg in ("上半年", "下半年"):
-            if p.has_month:
-                return False
-            p.edge = _edge(eg, year=True)
-            if not p.has_year:
-                p.year_off = 0
-        else:
-            if p.has_year and not p.has_month:
-                return False
-            p.edge = _edge(eg)
-            if not p.has_month:
-                p.month_off = 0
-                p.implied_month = True
-        return True
-    if k == "spast":
-        kw = g("sp_kw") or ""
-        q = quantity(tok, "sp")
-        if q is None or kw not in ("前", "头", "最后", "末", "后") or p.has_day or p.has_week:
-            return False
-        n, unit = q
-        first = kw in ("前", "头")
-        if p.has_month and unit in ("day", "week") and p.edge is None and n == int(n):
-            p.edge = ("first" if first else "last", int(n) * (7 if unit == "week" else 1))
-            return True
-        if p.has_year and not p.has_month and unit == "month" and p.edge is None:
-            if n == int(n) and n % 3 == 0 and "季度" in tok_text(tok, text):
-                p.edge = ("y_first_q" if first else "y_last_m", int(n // 3) if first else int(n))
-            else:
-                p.edge = ("y_first_m" if first else "y_last_m", int(n))
-            return True
+    """Fill p's slots from one token; False ends the point (the token starts something else)."""
+    fn = _ABSORBERS.get(tok.kind)
+    return fn is not None and fn(p, tok, text, ctx)
+
+
+def _year(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_year or p.has_month or p.has_day or p.has_week:
         return False
-    if k in ("pod", "en_pod"):
-        if p.has_clock or (p.pod is not None and (k != "pod" or g("pd") not in MOMENTS or p.pod in MOMENTS)):
-            return False  # only a moment (下班/上班/睡) may replace a part of day: "今晚睡前"
-        if k == "pod":
-            p.pod = g("pd")
-        else:
-            p.pod = {"morning": "上午", "afternoon": "下午", "evening": "晚上", "night": "晚上"}[
-                (g("ep") or "").lower()
-            ]
+    raw = tok.g("y_abs") or ""
+    value = to_int(raw)
+    if value is None or (len(raw) == 4 and not YEAR_MIN <= value <= YEAR_MAX):
+        return False  # "九九九九年": not a year a task list can mean
+    p.year = two_digit_year(value, ctx.today.year) if len(raw) == 2 else value
+    p.edge = _edge(tok.g("y_edge"), year=True)
+    return True
+
+
+def _year_rel(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_year or p.has_month or p.has_day or p.has_week:
+        return False
+    p.year_off = _YEAR_OFF.get(tok.g("yr_w") or "", 0)
+    p.edge = _edge(tok.g("yr_edge"), year=True)
+    return True
+
+
+def _month_free(p: Point) -> bool:
+    """A month may still be said: none yet, no day/week/quarter, and an edge only after a year."""
+    if p.has_month or p.has_day or p.has_week or p.quarter is not None:
+        return False
+    return p.edge is None or p.has_year
+
+
+def _month_rel(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if not _month_free(p):
+        return False
+    p.month_off = _rel_word(tok.g("mr_w") or "")
+    p.edge = _edge(tok.g("mr_edge"))
+    return True
+
+
+def _year_month(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if not _month_free(p) or p.has_year:
+        return False
+    p.year, p.month = int(tok.g("ym_y") or 0), int(tok.g("ym_m") or 0)
+    return True
+
+
+def _month_abs(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3月" (mabs, maybe with an edge: "3月底") or "3月5" / "3月5日" (md)."""
+    if not _month_free(p):
+        return False
+    g = tok.g
+    p.month = to_int(g("md_m") or g("ma_m") or "")
+    if p.month is None or not 1 <= p.month <= 12:
+        return False
+    if tok.kind == "mabs":
+        p.edge = _edge(g("ma_edge"))
         return True
-    if k in ("clock", "hm", "en_clock", "numr"):
-        if p.has_clock or p.pending_num is not None:
+    p.day = to_int(g("md_d") or g("md_d2") or "")
+    return p.day is not None and 1 <= p.day <= 31
+
+
+def _numeric_date(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "2026-12-05" / "20261205" (ymd) or "12-05" / "12.25" / "8/1" (mdn)."""
+    if p.has_month or p.has_day or p.has_week or (tok.kind == "ymd" and p.has_year):
+        return False
+    g = tok.g
+    if tok.kind == "ymd":
+        p.year = int(g("ymd_y") or g("ymd_y8") or 0)
+        p.month = int(g("ymd_m") or g("ymd_m8") or 0)
+        p.day = int(g("ymd_d") or g("ymd_d8") or 0)
+    else:
+        p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or 0)
+        p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or 0)
+    return 1 <= p.month <= 12 and 1 <= p.day <= 31
+
+
+def _day_abs(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_day or (p.has_week and p.weekday is None):
+        return False
+    d = to_int(tok.g("da_d") or "")
+    if d is None or not 1 <= d <= 31:
+        return False
+    p.day = d
+    return True
+
+
+# Two-day and two-year words: (day_off, day_span) or, for years, (year_off, year_span).
+_DAY_PAIRS = {"今明两天": (0, 1), "今明两日": (0, 1), "明后天": (1, 1), "明后两天": (1, 1), "明后两日": (1, 1)}
+_NEXT_DAY = frozenset({"次日", "翌日", "第二天", "隔天"})  # the day after the point before, in a range
+_EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmr": 1, "tmrw": 1, "yesterday": -1,
+            "day after tomorrow": 2, "day before yesterday": -2}  # fmt: skip
+
+
+def _day_word(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """今天 / 明后天 / 今明两年 (dayw)."""
+    if p.has_date:
+        return False
+    w = tok.g("dw") or ""
+    if w in _DAY_PAIRS:
+        p.day_off, p.day_span = _DAY_PAIRS[w]
+    elif w == "今明两年":
+        p.year_off, p.year_span = 0, 1
+    else:
+        p.day_off = _DAY_WORDS.get(w, 0)
+        p.rel_to_prev = w in _NEXT_DAY
+    return True
+
+
+def _day_pod(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """今晚 / 明早 / 昨夜 (daypod): a day and a part of it in one word."""
+    if p.has_date:
+        return False
+    word = tok.g("dp_d") or "今"
+    p.day_off = {"今": 0, "当": 0, "明": 1, "次": 1, "昨": -1, "前": -2}.get(word, 0)
+    p.pod = _DAY_POD.get(tok.g("dp_p") or "", "晚上")
+    return True
+
+
+def _nth_day(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    nth = to_int(tok.g("nd_n") or "")
+    if p.has_date or nth is None or nth < 1:
+        return False
+    p.day_off = nth - 1
+    return True
+
+
+def _en_day(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_date:
+        return False
+    w = " ".join((tok.g("ed") or "").lower().split()).removeprefix("the ")
+    p.day_off = _EN_DAYS.get(w, 0)
+    if w == "tonight":
+        p.pod = "晚上"
+    return True
+
+
+def _day_offset(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3天后" inside a point ("3天后下午3点"); alone it is a span (grammar._standalone)."""
+    if p.has_date or tok.g("ro_dir") not in ("后", "前"):
+        return False
+    q = quantity(tok, "ro")
+    if q is None or q[1] != "day" or q[0] != int(q[0]):
+        return False
+    p.day_off = int(q[0]) if tok.g("ro_dir") == "后" else -int(q[0])
+    return True
+
+
+def _week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """下周 / 这周三 / 上周末."""
+    if p.has_date:
+        return False
+    p.week_off = _rel_word(tok.g("wk_w") or "")
+    wk_day = tok.g("wk_d")
+    if wk_day == "末":
+        p.weekend = True
+    elif wk_day:
+        p.weekday = _WEEKDAY[wk_day]
+    return True
+
+
+_EN_OFF = {"next": 1, "last": -1, "past": -1}
+
+
+def _en_week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "next week" / "this weekend" / "last month" / "next year"."""
+    if p.has_date:
+        return False
+    w, u = (tok.g("ew_w") or "").lower(), (tok.g("ew_u") or "").lower()
+    off = _EN_OFF.get(w, 0)
+    if u in ("week", "weekend"):
+        p.week_off, p.weekend = off, u == "weekend"
+    elif u == "month":
+        p.month_off = off
+    else:
+        p.year_off = off
+    return True
+
+
+def _weekday_free(p: Point) -> bool | None:
+    """None: a weekday may be said; True: it is redundant after a day ("6月1日周六"); False: not here."""
+    if p.weekday is not None or p.weekend:
+        return False
+    if p.day is not None or p.day_off is not None:
+        return True
+    if p.has_year or p.has_month:
+        return False
+    return None
+
+
+def _weekday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """周三 / 星期天 / 周末 (wday)."""
+    free = _weekday_free(p)
+    if free is not None:
+        return free
+    wd_day = tok.g("wd_d") or ""
+    if wd_day == "末":
+        p.weekend = True
+    else:
+        p.weekday = _WEEKDAY[wd_day]
+    return True
+
+
+def _en_weekday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "Friday" / "next Monday" (en_wd) and "weekend" (en_weekend)."""
+    free = _weekday_free(p)
+    if free is not None:
+        return free
+    if tok.kind == "en_weekend":
+        p.weekend = True
+        return True
+    wd = weekday_index(tok.g("ewd") or "")
+    if wd is None:
+        return False
+    p.weekday = wd
+    w = (tok.g("ewd_w") or "").lower()
+    if w in ("next", "last"):
+        p.week_off = 1 if w == "next" else -1
+    return True
+
+
+def _quarter(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """第三季度 / 本季度末 / 季度初 / Q3."""
+    if p.has_month or p.has_day or p.has_week or p.quarter is not None or p.quarter_off is not None:
+        return False
+    g = tok.g
+    q_edge = g("q_edge") or g("q_edge2")
+    if q_edge:
+        if p.edge is not None:
             return False
-        if k == "numr":
-            num = to_int(g("nr_n") or "")
-            if num is None:
-                return False
-            p.pending_num = num
-            return True
-        if k == "hm":
-            raw_h = g("hm_h") or ""
-            p.zero_padded = raw_h.startswith("0") or len(raw_h) == 2
-            ap = (g("hm_ap") or "").lower().replace(".", "")
-            p.ampm = ap or None
-            return _set_clock(p, to_int(raw_h), int(g("hm_m") or 0))
-        if k == "en_clock":
-            w = (g("ec_w") or "").lower()
-            if w:
-                p.zero_padded = True
-                return _set_clock(p, 12 if w == "noon" else 24, 0)
-            if bare := g("ec_bh"):  # "at 9": no am/pm, read through the part of day as "9点" is
-                p.zero_padded = bare.startswith("0") or len(bare) == 2
-                m = g("ec_bm")
-                return _set_clock(p, to_int(bare), int(m) if m else None)
-            p.ampm = (g("ec_ap") or "").lower().replace(".", "")
-            m = g("ec_m")
-            return _set_clock(p, to_int(g("ec_h") or ""), int(m) if m else None)
-        raw_h = g("ck_h") or ""
-        pair = adjacent_pair(raw_h)
-        if pair is not None:
-            return _set_clock(p, pair[0], None, pair[1])
-        h = to_int(raw_h)
-        minute = None if g("ck_more") else _minute(g("ck_min"))
-        p.weak_clock = raw_h == "一" and minute is None and not p.pod and not p.has_date
-        p.zero_padded = raw_h.startswith(("0", "零"))
-        return _set_clock(p, h, minute)
-    if k == "en_date":
-        if p.has_date:
+        p.edge = (_Q_EDGES[q_edge], 0)
+    if g("q_w") or g("q_bare"):
+        p.quarter_off = _rel_word(g("q_w") or "")
+        return True
+    p.quarter = 1 if g("q_first") else to_int(g("q_n") or g("q_n2") or "")
+    return p.quarter is not None and 1 <= p.quarter <= 4
+
+
+def _holiday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_month or p.has_day or p.has_week:
+        return False
+    p.holiday = tok.g("hd")
+    return True
+
+
+def _lunar_new_year(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """春节 / 除夕 / 年前 / 过完年."""
+    if p.has_month or p.has_day or p.has_week or p.holiday is not None:
+        return False
+    p.holiday, p.lunar_dir = _LUNAR[tok.g("ln") or "春节"]
+    return True
+
+
+def _workday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.has_day or p.has_month or p.has_year or p.workdays:
+        return False
+    p.workdays = True
+    return True
+
+
+def _nth_week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3月第二周": the nth week of a month already said."""
+    nth = to_int(tok.g("nw_n") or "")
+    if not p.has_month or p.has_day or p.has_week or p.edge is not None or nth is None or not 1 <= nth <= 5:
+        return False
+    p.edge = ("week_n", nth)
+    return True
+
+
+# "end of the day/week/month/year" (optionally "next"): what each sets, keyed by unit.
+_EN_EDGE_UNITS = {"day": "day", "od": "day", "week": "week", "ow": "week", "month": "month", "om": "month"}
+
+
+def _en_edge(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    if p.edge is not None or p.has_day or p.has_week:
+        return False
+    u = _EN_EDGE_UNITS.get((tok.g("ee_u") or tok_text(tok, text)[-2:]).lower(), "year")
+    off = 1 if (tok.g("ee_w") or "").strip().lower() == "next" else 0
+    if u == "day":
+        p.day_off = 0
+    elif u == "week":
+        p.week_off, p.weekday = off, 6
+    elif u == "month":
+        p.month_off, p.edge = off, ("last", 1)
+    else:
+        p.year_off, p.month, p.day = off, 12, 31
+    return True
+
+
+def _edge_word(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """年底 / 月初 / 下旬 / 上半年: an edge of the year or month said (this one when none is)."""
+    if p.edge is not None or p.has_day or p.has_week:
+        return False
+    eg = tok.g("eg") or ""
+    if eg.startswith("年") or eg in ("上半年", "下半年"):
+        if p.has_month:
             return False
-        md = month_day(tok_text(tok, text))
-        if md is None:
-            return False
-        year, p.month, p.day = md
-        if year is not None:
-            p.year = year
+        p.edge = _edge(eg, year=True)
+        if not p.has_year:
+            p.year_off = 0
+        return True
+    if p.has_year and not p.has_month:
+        return False
+    p.edge = _edge(eg)
+    if not p.has_month:
+        p.month_off, p.implied_month = 0, True
+    return True
+
+
+def _leading(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "前三天" / "最后一周" after a month ("3月前三天"), "前两个月" after a year; alone it is a span."""
+    kw = tok.g("sp_kw") or ""
+    q = quantity(tok, "sp")
+    if q is None or kw not in ("前", "头", "最后", "末", "后") or p.has_day or p.has_week or p.edge is not None:
+        return False
+    n, unit = q
+    first = kw in ("前", "头")
+    if p.has_month and unit in ("day", "week") and n == int(n):
+        p.edge = ("first" if first else "last", int(n) * (7 if unit == "week" else 1))
+        return True
+    if p.has_year and not p.has_month and unit == "month":
+        if n == int(n) and n % 3 == 0 and "季度" in tok_text(tok, text):
+            p.edge = ("y_first_q" if first else "y_last_m", int(n // 3) if first else int(n))
+        else:
+            p.edge = ("y_first_m" if first else "y_last_m", int(n))
         return True
     return False
+
+
+_EN_POD = {"morning": "上午", "afternoon": "下午", "evening": "晚上", "night": "晚上"}
+
+
+def _pod(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """上午 / 晚上 / "in the morning"; a moment (下班/上班/睡) may replace a part of day: "今晚睡前"."""
+    if p.has_clock:
+        return False
+    word = tok.g("pd") if tok.kind == "pod" else _EN_POD[(tok.g("ep") or "").lower()]
+    if p.pod is not None and (word not in MOMENTS or p.pod in MOMENTS):
+        return False
+    p.pod = word
+    return True
+
+
+def _pending_number(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3到5点": the 3 waits for the unit the range's other end says (numr)."""
+    if p.has_clock or p.pending_num is not None:
+        return False
+    num = to_int(tok.g("nr_n") or "")
+    if num is None:
+        return False
+    p.pending_num = num
+    return True
+
+
+def _hm(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "15:30", "9:05 pm"."""
+    if p.has_clock or p.pending_num is not None:
+        return False
+    raw_h = tok.g("hm_h") or ""
+    p.zero_padded = raw_h.startswith("0") or len(raw_h) == 2
+    p.ampm = (tok.g("hm_ap") or "").lower().replace(".", "") or None
+    return _set_clock(p, to_int(raw_h), int(tok.g("hm_m") or 0))
+
+
+def _en_clock(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3pm", "noon", "at 9" (a bare hour read through the part of day, as "9点" is)."""
+    if p.has_clock or p.pending_num is not None:
+        return False
+    g = tok.g
+    w = (g("ec_w") or "").lower()
+    if w:
+        p.zero_padded = True
+        return _set_clock(p, 12 if w == "noon" else 24, 0)
+    if bare := g("ec_bh"):
+        p.zero_padded = bare.startswith("0") or len(bare) == 2
+        m = g("ec_bm")
+        return _set_clock(p, to_int(bare), int(m) if m else None)
+    p.ampm = (g("ec_ap") or "").lower().replace(".", "")
+    m = g("ec_m")
+    return _set_clock(p, to_int(g("ec_h") or ""), int(m) if m else None)
+
+
+def _clock(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "3点", "三点半", "十点一刻", "八九点" (a pair: the window covers both)."""
+    if p.has_clock or p.pending_num is not None:
+        return False
+    raw_h = tok.g("ck_h") or ""
+    pair = adjacent_pair(raw_h)
+    if pair is not None:
+        return _set_clock(p, pair[0], None, pair[1])
+    minute = None if tok.g("ck_more") else _minute(tok.g("ck_min"))
+    # "简单一点的": 一点 alone, with nothing around it, may be "a little", not one o'clock
+    p.weak_clock = raw_h == "一" and minute is None and not p.pod and not p.has_date
+    p.zero_padded = raw_h.startswith(("0", "零"))
+    return _set_clock(p, to_int(raw_h), minute)
+
+
+def _en_date(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "Dec 5", "5th of December 2027"."""
+    if p.has_date:
+        return False
+    md = month_day(tok_text(tok, text))
+    if md is None:
+        return False
+    year, p.month, p.day = md
+    if year is not None:
+        p.year = year
+    return True
 
 
 _CALENDAR_KINDS = frozenset({"festival", "term", "period", "lunar_md", "wd_next", "post_hol"})
@@ -385,7 +513,7 @@ def _lunar_day(raw: str) -> int | None:
     return 30 if raw == "卅" else to_int(raw)
 
 
-def _absorb_calendar(p: Point, tok: Token) -> bool:
+def _calendar(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     """Chinese-calendar tokens: a festival, solar term, statutory break, lunar date or workday step."""
     k, g = tok.kind, tok.g
     if k in ("wd_next", "post_hol"):
@@ -420,3 +548,17 @@ def _absorb_calendar(p: Point, tok: Token) -> bool:
 
 def tok_text(tok: Token, text: str) -> str:
     return text[tok.start : tok.end]
+
+
+# Which absorber reads which token kind (patterns._KINDS); a kind not here ends the point.
+_ABSORBERS: dict[str, Absorber] = {
+    "year": _year, "yrel": _year_rel, "mrel": _month_rel, "ym": _year_month, "mabs": _month_abs,
+    "md": _month_abs, "ymd": _numeric_date, "mdn": _numeric_date, "dabs": _day_abs, "dayw": _day_word,
+    "daypod": _day_pod, "nth_day": _nth_day, "en_day": _en_day, "reloff": _day_offset, "week": _week,
+    "en_week": _en_week, "wday": _weekday, "en_wd": _en_weekday, "en_weekend": _en_weekday,
+    "quarter": _quarter, "holiday": _holiday, "lunar_ny": _lunar_new_year, "workday": _workday,
+    "nth_week": _nth_week, "edge": _edge_word, "en_edge": _en_edge, "spast": _leading, "pod": _pod,
+    "en_pod": _pod, "clock": _clock, "hm": _hm, "en_clock": _en_clock, "numr": _pending_number,
+    "en_date": _en_date,
+    **dict.fromkeys(_CALENDAR_KINDS, _calendar),
+}  # fmt: skip
