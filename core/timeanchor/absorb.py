@@ -329,6 +329,27 @@ def _quarter(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     return p.quarter is not None and 1 <= p.quarter <= 4
 
 
+_SEASONS = {"春": 1, "夏": 2, "秋": 3, "冬": 4}
+_SEASON_YEAR = {"这个": 0, "今": 0, "明": 1, "去": -1}
+
+
+def _season(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """今年夏天 / 2027年春季 / 这个冬天: meteorological seasons (point._year_edge)."""
+    if p.has_month or p.has_day or p.has_week or p.edge is not None or p.quarter is not None:
+        return False
+    word = tok.g("se_w")
+    n = _SEASONS[tok.g("se1") or tok.g("se2") or "春"]
+    if word is not None:
+        if p.has_year:
+            return False
+        # "这个冬天" said in January is the winter that began last December
+        p.year_off = _SEASON_YEAR[word] - (n == 4 and _SEASON_YEAR[word] == 0 and ctx.today.month <= 2)
+    elif not p.has_year:
+        return False
+    p.edge = ("y_season", n)
+    return True
+
+
 def _holiday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if p.has_month or p.has_day or p.has_week:
         return False
@@ -556,7 +577,7 @@ _ABSORBERS: dict[str, Absorber] = {
     "md": _month_abs, "ymd": _numeric_date, "mdn": _numeric_date, "dabs": _day_abs, "dayw": _day_word,
     "daypod": _day_pod, "nth_day": _nth_day, "en_day": _en_day, "reloff": _day_offset, "week": _week,
     "en_week": _en_week, "wday": _weekday, "en_wd": _en_weekday, "en_weekend": _en_weekday,
-    "quarter": _quarter, "holiday": _holiday, "lunar_ny": _lunar_new_year, "workday": _workday,
+    "quarter": _quarter, "season": _season, "holiday": _holiday, "lunar_ny": _lunar_new_year, "workday": _workday,
     "nth_week": _nth_week, "edge": _edge_word, "en_edge": _en_edge, "spast": _leading, "pod": _pod,
     "en_pod": _pod, "clock": _clock, "hm": _hm, "en_clock": _en_clock, "numr": _pending_number,
     "en_date": _en_date,

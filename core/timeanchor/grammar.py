@@ -30,7 +30,7 @@ from .relative import (
 POINT_KINDS = frozenset(
     {"year", "yrel", "mrel", "mabs", "md", "ym", "ymd", "mdn", "dabs", "dayw", "daypod", "nth_day",
      "en_day", "reloff", "week", "en_week", "wday", "en_wd", "en_weekend", "quarter", "holiday", "edge",
-     "en_edge", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
+     "en_edge", "season", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
      "nth_week", "festival", "term", "period", "lunar_md", "wd_next", "post_hol"}
 )  # fmt: skip
 _CALENDAR_KINDS = frozenset({"festival", "term", "period", "lunar_md", "wd_next", "post_hol", "holiday", "lunar_ny",

@@ -10,6 +10,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.hanzi import fold
+
 from .numerals import CN_NUM, DAY, HOUR
 
 _N = rf"\d{{1,3}}(?!\d)|{CN_NUM}{{1,5}}|半|几|俩|仨"
@@ -144,6 +146,13 @@ _KINDS: list[tuple[str, str]] = [
         r"(?P<y_abs>(?<!\d)(?:(?:1[89]|2[01])\d{2}|2200)(?!\d)|[零〇一二三四五六七八九]{4}"
         r"|(?<![\d零〇一二三四五六七八九十])(?:\d{2}|[零〇一二三四五六七八九]{2}))\s*年(?!代|级|龄|纪|轻|薪|假|会|货)度?"
         r"(?P<y_edge>年?(?:初|底|末|中(?![秋元])|终|伊始)|上半年|下半年)?",
+    ),
+    # Seasons, only after a year or with 这个/今/明/去 ("今年夏天", "2027年春季", "这个冬天", "今夏"):
+    # bare "夏天的衣服" is no time.
+    (
+        "season",
+        r"(?P<se_w>这个|今|明|去)(?P<se1>[春夏秋冬])(?:天|季)?(?![节装衣令眠游假学运奥])"
+        r"|(?<=年)(?P<se2>[春夏秋冬])(?:天|季)(?![节装衣令眠游假学运奥])",
     ),
     (
         "yrel",
@@ -314,7 +323,9 @@ class Token:
 
 
 def normalise(text: str) -> str:
-    out = text.translate(_FULLWIDTH)
+    """Full-width → ASCII and traditional → simplified (core.hanzi), one character for one: token
+    offsets in the result are offsets in `text`, so a phrase is sliced from the user's own text."""
+    out = fold(text.translate(_FULLWIDTH))
     return out if len(out) == len(text) else text
 
 

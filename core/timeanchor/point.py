@@ -287,6 +287,9 @@ def _year_edge(year: int, edge: tuple[str, int] | None) -> tuple[date, date] | N
         return date(year, 1, 1), date(year, n, month_last_day(year, n))
     if kind == "y_last_m" and 1 <= n <= 12:
         return date(year, 13 - n, 1), date(year, 12, 31)
+    if kind == "y_season" and 1 <= n <= 4:  # 春 3-5, 夏 6-8, 秋 9-11, 冬 12-2 (meteorological)
+        end_year, end_month = shift_month(year, 3 * n + 2, 0)
+        return date(year, 3 * n, 1), date(end_year, end_month, month_last_day(end_year, end_month))
     if kind == "y_first_q" and 1 <= n <= 4:
         return date(year, 1, 1), date(year, 3 * n, month_last_day(year, 3 * n))
     return None
