@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from . import numdate
 from .context import Ctx
 from .english import month_day, weekday_index
 from .numerals import adjacent_pair, to_int, two_digit_year
 from .patterns import Token
-from .point import MOMENTS, Point
+from .point import LAST_NTH, MOMENTS, Point
 from .relative import quantity
 
 _YEAR_OFF = {"大前": -3, "前": -2, "去": -1, "上": -1, "上一": -1, "今": 0, "本": 0, "同": 0, "当": 0,
@@ -19,17 +20,24 @@ _DAY_WORDS = {"大大前天": -3, "大前天": -3, "前天": -2, "昨天": -1, "
               "后天": 2, "大后天": 3, "大大后天": 4,
               # northern colloquial: 后儿(个) = 后天, 前儿(个) = 前天, 大后儿 = 大后天
               "后儿": 2, "后儿个": 2, "前儿": -2, "前儿个": -2, "大后儿": 3, "大后儿个": 3, "大前儿": -3,
-              "大前儿个": -3}  # fmt: skip
-_DAY_POD = {"晚": "晚上", "早": "早上", "晨": "早上", "夜": "晚上"}
+              "大前儿个": -3,
+              # Cantonese (the fold gives 听日 from 聽日): 听日 = 明天, 后日 = 后天, 寻日/琴日 = 昨天
+              "听日": 1, "后日": 2, "大后日": 3, "寻日": -1, "琴日": -1, "前日": -2}  # fmt: skip
+_DAY_POD = {"晚": "晚上", "早": "早上", "晨": "早上", "夜": "晚上", "朝": "早上", "朝早": "早上", "晚黑": "晚上"}
+# The day of a day-and-part word (今晚, 明早; Cantonese 听朝 = tomorrow morning, 琴晚 = last night)
+_POD_DAY = {"今": 0, "当": 0, "明": 1, "次": 1, "昨": -1, "前": -2, "听": 1, "琴": -1, "寻": -1}
+# Cantonese parts of the day, as the simplified word point.POD knows
+_POD_WORDS = {"朝早": "早上", "下昼": "下午", "晏昼": "下午", "晚黑": "晚上"}
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
 _EDGES = {"初": ("begin", 0), "底": ("end", 0), "末": ("end", 0), "终": ("end", 0), "中": ("mid", 0),
-          "伊始": ("start1", 0), "上半年": ("h1", 0), "下半年": ("h2", 0), "中旬": ("xun2", 0),
+          "伊始": ("start1", 0), "上半年": ("h1", 0), "下半年": ("h2", 0), "前半年": ("h1", 0), "后半年": ("h2", 0), "中旬": ("xun2", 0),
           "上旬": ("xun1", 0), "下旬": ("xun3", 0), "内": ("within", 0), "上半月": ("mhalf1", 0),
-          "上半个月": ("mhalf1", 0), "下半月": ("mhalf2", 0), "下半个月": ("mhalf2", 0)}  # fmt: skip
+          "上半个月": ("mhalf1", 0), "下半月": ("mhalf2", 0), "下半个月": ("mhalf2", 0),
+          "尾": ("end", 0)}  # fmt: skip  # 月尾/年尾: Cantonese and Taiwanese 月底/年底
 _LUNAR = {"春节": ("春节", None), "过年": ("春节", None), "大年初一": ("春节", None), "除夕": ("除夕", None),
           "大年三十": ("除夕", None), "年前": ("除夕", "before"), "年后": ("春节", "after"),
-          "过完年": ("春节", "after"), "过了年": ("春节", "after")}  # fmt: skip
+          "过完年": ("春节", "after"), "过了年": ("春节", "after"), "新春": ("春节", None)}  # fmt: skip
 _LUNAR_MONTHS = {"正": 1, "冬": 11, "腊": 12}
 _FESTIVALS = {"元宵": "元宵节", "端午": "端午节", "七夕": "七夕", "中元": "中元节", "中秋": "中秋节",
               "重阳": "重阳节", "腊八": "腊八节", "小年": "小年", "龙抬头": "龙抬头"}  # fmt: skip
@@ -163,15 +171,28 @@ def _numeric_date(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
         p.month = int(g("ymd_m") or g("ymd_m8") or 0)
         p.day = int(g("ymd_d") or g("ymd_d8") or 0)
     else:
-        p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or 0)
-        p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or 0)
+        p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or g("mdn_m4") or 0)
+        p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or g("mdn_d4") or 0)
     return 1 <= p.month <= 12 and 1 <= p.day <= 31
 
 
+def _numeric_dmy(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "06/26/2021", "13.5.2015", "3-7-2017", "05/05/89": the year last; numdate orders the rest."""
+    if p.has_year or p.has_month or p.has_day or p.has_week:
+        return False
+    g = tok.g
+    found = numdate.read(g("dmy_a") or "", g("dmy_b") or "", g("dmy_y") or "", g("dmy_s") or "", text, ctx.today)
+    if found is None:
+        return False
+    p.year, p.month, p.day = found.year, found.month, found.day
+    return True
+
+
 def _day_abs(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "5号" / "五日" (dabs) and a bare English ordinal, "14th" / "the 3rd" (en_ord)."""
     if p.has_day or (p.has_week and p.weekday is None):
         return False
-    d = to_int(tok.g("da_d") or "")
+    d = to_int(tok.g("da_d") or tok.g("eo_d") or "")
     if d is None or not 1 <= d <= 31:
         return False
     p.day = d
@@ -204,25 +225,42 @@ def _day_pod(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     """今晚 / 明早 / 昨夜 (daypod): a day and a part of it in one word."""
     if p.has_date:
         return False
-    word = tok.g("dp_d") or "今"
-    p.day_off = {"今": 0, "当": 0, "明": 1, "次": 1, "昨": -1, "前": -2}.get(word, 0)
-    p.pod = _DAY_POD.get(tok.g("dp_p") or "", "晚上")
+    word = tok.g("dp_c") or tok.g("dp_d") or "今"
+    p.day_off = _POD_DAY.get(word, 0)
+    p.pod = _DAY_POD.get(tok.g("dp_cp") or tok.g("dp_p") or "", "晚上")
     return True
 
 
 def _nth_day(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "第3天" (from today); after a month or a year its Nth day ("下个月第10天", "明年的第一天")."""
     nth = to_int(tok.g("nd_n") or "")
-    if p.has_date or nth is None or nth < 1:
+    if nth is None or nth < 1:
         return False
+    if p.has_date:
+        edge = _inner_edge(p, "nth_d", "y_nth_d")
+        if edge is None:
+            return False
+        p.edge = (edge, nth)
+        return True
     p.day_off = nth - 1
     return True
+
+
+def _inner_edge(p: Point, in_month: str, in_year: str) -> str | None:
+    """Which edge a count inside the point's period names: the month's, the year's, or None (no period
+    to count in, or the point already says a day, week, quarter or edge)."""
+    if p.has_day or p.has_week or p.edge is not None or p.quarter is not None or p.quarter_off is not None:
+        return None
+    if p.has_month:
+        return in_month
+    return in_year if p.has_year else None
 
 
 def _en_day(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if p.has_date:
         return False
     w = " ".join((tok.g("ed") or "").lower().split()).removeprefix("the ")
-    p.day_off = _EN_DAYS.get(w, 0)
+    p.day_off = _EN_DAYS.get(w, 1 if w.startswith(("tom", "2mo")) else 0)  # "tomorow", "2moro"
     if w == "tonight":
         p.pod = "晚上"
     return True
@@ -261,6 +299,8 @@ def _en_week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
         return False
     w, u = (tok.g("ew_w") or "").lower(), (tok.g("ew_u") or "").lower()
     off = _EN_OFF.get(w, 0)
+    if tok.g("ew_later"):
+        p.edge = ("within", 0)  # "later this week": from now to its end
     if u in ("week", "weekend"):
         p.week_off, p.weekend = off, u == "weekend"
     elif u == "month":
@@ -373,11 +413,57 @@ def _workday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
 
 
 def _nth_week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
-    """ "3月第二周": the nth week of a month already said."""
+    """ "3月第二周" / "2021年的第一周": the nth week (days 7n-6..7n) of a month or year already said."""
     nth = to_int(tok.g("nw_n") or "")
-    if not p.has_month or p.has_day or p.has_week or p.edge is not None or nth is None or not 1 <= nth <= 5:
+    edge = _inner_edge(p, "week_n", "y_week_n")
+    if edge is None or nth is None or not 1 <= nth <= (5 if edge == "week_n" else 53):
         return False
-    p.edge = ("week_n", nth)
+    p.edge = (edge, nth)
+    return True
+
+
+def _nth_weekday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "十月第一个星期一" / "本月最后一个周五": a weekday counted inside a month already said."""
+    nth = LAST_NTH if tok.g("nx_last") else to_int(tok.g("nx_n") or "")
+    if (p.has_date and _inner_edge(p, "nth_wd", "") != "nth_wd") or nth is None or nth < 1:
+        return False
+    if not p.has_date:  # "第二个周五" alone: this month's, or next month's once it has passed
+        p.month_off, p.implied_month = 0, True
+    p.edge = ("nth_wd", 10 * nth + _WEEKDAY[tok.g("nx_d") or "一"])
+    return True
+
+
+def _nth_month(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "明年第九个月": the year's Nth month; "第一季度的第一个月" / "下季度的第二个月": the quarter's."""
+    n = to_int(tok.g("nm_n") or "")
+    if n is None or p.has_month or p.has_day or p.has_week or p.edge is not None:
+        return False
+    if p.quarter is None and p.quarter_off is None:
+        if not p.has_year or not 1 <= n <= 12:
+            return False
+        p.month = n
+        return True
+    if not 1 <= n <= 3:
+        return False
+    if p.quarter_off is not None:  # 下季度: which year's which quarter, from today
+        index = ctx.today.year * 4 + (ctx.today.month - 1) // 3 + p.quarter_off
+        p.year, p.year_off, q = index // 4, None, index % 4 + 1
+    else:
+        q = p.quarter or 1
+        if not p.has_year:
+            p.year_off = 0  # "第一季度" alone is this year's (point.resolve_date)
+    p.month, p.quarter, p.quarter_off = 3 * q - 3 + n, None, None
+    return True
+
+
+def _edge_months(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
+    """ "年初三个月" / "2027年底两个月": the first / last N months of the year said, or of this one."""
+    n = to_int(tok.g("em_n") or "")
+    if n is None or p.has_month or p.has_day or p.has_week or p.edge is not None or p.quarter is not None:
+        return False
+    p.edge = ("y_first_m" if tok.g("em_w") == "初" else "y_last_m", n)
+    if not p.has_year:
+        p.year_off = 0
     return True
 
 
@@ -429,8 +515,10 @@ def _leading(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
         return False
     n, unit = q
     first = kw in ("前", "头")
-    if p.has_month and unit in ("day", "week") and n == int(n):
-        p.edge = ("first" if first else "last", int(n) * (7 if unit == "week" else 1))
+    days_edge = _inner_edge(p, "first", "y_first_d") if unit in ("day", "week") and n == int(n) else None
+    if days_edge is not None:  # "3月前三天", "去年的前10天", "今年最后一周" (the last 7 days)
+        last = {"first": "last", "y_first_d": "y_last_d"}[days_edge]
+        p.edge = (days_edge if first else last, int(n) * (7 if unit == "week" else 1))
         return True
     if p.has_year and not p.has_month and unit == "month":
         if n == int(n) and n % 3 == 0 and "季度" in tok_text(tok, text):
@@ -449,6 +537,7 @@ def _pod(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if p.has_clock:
         return False
     word = tok.g("pd") if tok.kind == "pod" else _EN_POD[(tok.g("ep") or "").lower()]
+    word = _POD_WORDS.get(word or "", word)
     if p.pod is not None and (word not in MOMENTS or p.pod in MOMENTS):
         return False
     p.pod = word
@@ -459,7 +548,7 @@ def _pending_number(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     """ "3到5点": the 3 waits for the unit the range's other end says (numr)."""
     if p.has_clock or p.pending_num is not None:
         return False
-    num = to_int(tok.g("nr_n") or "")
+    num = to_int(tok.g("nr_n") or tok.g("nr_y") or "")  # nr_y: "1995-1997年"
     if num is None:
         return False
     p.pending_num = num
@@ -506,6 +595,7 @@ def _clock(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     # "简单一点的": 一点 alone, with nothing around it, may be "a little", not one o'clock
     p.weak_clock = raw_h == "一" and minute is None and not p.pod and not p.has_date
     p.zero_padded = raw_h.startswith(("0", "零"))
+    p.ampm = (tok.g("ck_ap") or "").lower().replace(".", "") or None  # "6点30pm"
     return _set_clock(p, to_int(raw_h), minute)
 
 
@@ -551,11 +641,15 @@ def _calendar(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if p.has_month or p.has_day or p.has_week or p.holiday is not None or p.calendar:
         return False
     if k == "lunar_md":
-        raw_m = g("lm_m") or g("lm_m2") or ""
+        raw_m = g("lm_m") or g("lm_m2") or g("lm_m3") or ""
         month = _LUNAR_MONTHS.get(raw_m) or to_int(raw_m)
         day = _lunar_day(g("lm_d") or "")
         if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 30):
             return False
+        if lunar_year := g("lm_y"):  # "农历2015年十月初一": lunar year 2015's tenth month
+            if p.has_year:
+                return False
+            p.year, p.lunar_year = to_int(lunar_year), True
         p.lunar_md = (month, day)
     elif k == "festival":
         p.holiday = _FESTIVALS[(g("fe") or "").removesuffix("节")]
@@ -578,8 +672,9 @@ _ABSORBERS: dict[str, Absorber] = {
     "daypod": _day_pod, "nth_day": _nth_day, "en_day": _en_day, "reloff": _day_offset, "week": _week,
     "en_week": _en_week, "wday": _weekday, "en_wd": _en_weekday, "en_weekend": _en_weekday,
     "quarter": _quarter, "season": _season, "holiday": _holiday, "lunar_ny": _lunar_new_year, "workday": _workday,
-    "nth_week": _nth_week, "edge": _edge_word, "en_edge": _en_edge, "spast": _leading, "pod": _pod,
+    "nth_week": _nth_week, "nth_wday": _nth_weekday, "nth_month": _nth_month, "edge_months": _edge_months,
+    "edge": _edge_word, "en_edge": _en_edge, "spast": _leading, "pod": _pod,
     "en_pod": _pod, "clock": _clock, "hm": _hm, "en_clock": _en_clock, "numr": _pending_number,
-    "en_date": _en_date,
+    "en_date": _en_date, "dmy": _numeric_dmy, "en_ord": _day_abs,
     **dict.fromkeys(_CALENDAR_KINDS, _calendar),
 }  # fmt: skip

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import replace
 from datetime import date, timedelta
+from typing import NamedTuple
 
-from .absorb import absorb
+from .absorb import YEAR_MIN, absorb
 from .caltools import day_end, day_start
 from .context import Ctx, Span
 from .english import word_number
@@ -15,8 +17,10 @@ from .patterns import Token, glued
 from .point import Point, resolve_date, resolve_point
 from .relative import (
     VAGUE_COUNTS,
+    adjacent_span,
     future_span,
     leading_span,
+    left_span,
     offset_span,
     pass_span,
     past_span,
@@ -31,11 +35,12 @@ POINT_KINDS = frozenset(
     {"year", "yrel", "mrel", "mabs", "md", "ym", "ymd", "mdn", "dabs", "dayw", "daypod", "nth_day",
      "en_day", "reloff", "week", "en_week", "wday", "en_wd", "en_weekend", "quarter", "holiday", "edge",
      "en_edge", "season", "spast", "pod", "en_pod", "clock", "hm", "en_clock", "numr", "en_date", "workday", "lunar_ny",
-     "nth_week", "festival", "term", "period", "lunar_md", "wd_next", "post_hol"}
+     "nth_week", "festival", "term", "period", "lunar_md", "wd_next", "post_hol", "dmy", "en_ord",
+     "nth_wday", "nth_month", "edge_months"}
 )  # fmt: skip
 _CALENDAR_KINDS = frozenset({"festival", "term", "period", "lunar_md", "wd_next", "post_hol", "holiday", "lunar_ny",
                              "workday"})  # fmt: skip
-_PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after", "en_at"})
+_PREFIX = frozenset({"every", "fromw", "untilw", "en_before", "en_after", "en_at", "en_between"})
 _UNTIL_SEPS = frozenset({"到", "直到", "一直到"})
 _DATE_FIELDS = ("year", "year_off", "month", "month_off", "day", "day_off", "day_span", "week_off", "weekday",
                 "weekend", "edge", "quarter", "quarter_off", "holiday", "year_span", "workdays", "lunar_md", "period",
@@ -59,13 +64,20 @@ class Expr:
         self.span, self.start, self.end, self.overdue, self.note = span, start, end, overdue, note
 
 
+def _joins(t: Token, text: str) -> bool:
+    """at / on, and from / between (a range inside a day: "tomorrow from 9am to 5pm")."""
+    word = text[t.start : t.end].lower()
+    return t.kind == "en_at" or (t.kind in ("en_after", "en_between") and word in ("from", "between"))
+
+
 def _parse_point(toks: list[Token], j: int, text: str, ctx: Ctx) -> tuple[Point, int] | None:
     p = Point()
     k = j
     while k < len(toks):
         t, nxt = toks[k], k + 1
-        if t.kind == "en_at" and k > j and k + 1 < len(toks) and glued(text, toks[k - 1].end, t.start):
-            # "tomorrow at 8pm", "Friday on Dec 5": the preposition joins two parts of one point.
+        if _joins(t, text) and k > j and k + 1 < len(toks) and glued(text, toks[k - 1].end, t.start):
+            # "tomorrow at 8pm", "Friday on Dec 5", "tomorrow from 9am (to 5pm)": the preposition joins
+            # two parts of one point.
             t, nxt = toks[k + 1], k + 2
             if not glued(text, toks[k].end, t.start):
                 break
@@ -109,6 +121,8 @@ def _standalone(t: Token, ctx: Ctx) -> Span | None:
     if k == "pass":
         q = quantity(t, "ps")
         return None if q is None else pass_span(*q, t.g("ps_n") in VAGUE_COUNTS, ctx)
+    if k == "snext":
+        return _counted(t, ctx)
     if k == "soon":
         return soon_span(ctx)
     if k == "within":
@@ -136,6 +150,19 @@ def _standalone(t: Token, ctx: Ctx) -> Span | None:
     return None
 
 
+# 下/后/之后 count forward, 上 backward (relative.adjacent_span); 还剩/只剩 is the time left.
+_COUNT_STEP = {"下": 1, "后": 1, "之后": 1, "上": -1}
+
+
+def _counted(t: Token, ctx: Ctx) -> Span | None:
+    """下三天 / 上两周 / 后1年 / 之后5分钟 / 下个小时 / 还剩3小时 (an snext token)."""
+    if t.g("sn_left"):
+        q = quantity(t, "sl")
+        return None if q is None else left_span(*q, ctx)
+    q = (1.0, "hour") if t.g("sn_one") else quantity(t, "sn")
+    return None if q is None else adjacent_span(*q, _COUNT_STEP[t.g("sn_kw") or "下"], ctx)
+
+
 def _inherit(a: Point, b: Point) -> None:
     if a.pending_num is not None:
         n = a.pending_num
@@ -149,6 +176,8 @@ def _inherit(a: Point, b: Point) -> None:
                 a.month, a.month_off = b.month, b.month_off
         elif b.has_month and not a.has_month:
             a.month = n
+        elif b.year is not None and not a.has_year and n >= YEAR_MIN:  # "1995-1997年"
+            a.year = n
         a.pending_num = None
     if not b.has_date:
         for f in _DATE_FIELDS:
@@ -165,7 +194,43 @@ def _inherit(a: Point, b: Point) -> None:
 
 
 def _range(a: Point, b: Point, ctx: Ctx) -> Span | None:
+    said = _Said(b.has_date, b.pod is not None)  # what the end says itself, before it inherits the start's
     _inherit(a, b)
+    if not a.has_date and not b.has_date and (a.has_clock or a.pod is not None):
+        # "9:00-11:30" / "从早上8点到晚上10点" said at 10:00: a range still under way is today's, though
+        # its start alone has passed (a past question: one that has begun)
+        today = _range_on(replace(a, day_off=0), replace(b), said, ctx)
+        if today is not None and _under_way(today, ctx):
+            return today
+    return _range_on(a, b, said, ctx)
+
+
+def _under_way(s: Span, ctx: Ctx) -> bool:
+    """Not over yet (a future question) / already begun (a past one)."""
+    if s.start is None or s.end is None:
+        return False
+    return s.end >= ctx.now if ctx.future else s.start <= ctx.now
+
+
+class _Said(NamedTuple):
+    """What a range's end said itself (not inherited from its start)."""
+
+    dated: bool
+    pod: bool
+
+
+# An end earlier than the start moves forward, by each rule in turn while it still is: an hour with no
+# part of day or am/pm of its own ("3点到5点", "晚上11点到1点") by 12 hours; a clock or part of day
+# with no date of its own ("晚上11点~凌晨2点", "10pm-2am") to the next day; a bare weekday ("周五到
+# 周一") to the next week.
+_END_ROLLS: tuple[tuple[Callable[[Point, _Said], bool], timedelta], ...] = (
+    (lambda b, said: b.has_clock and not said.pod and b.ampm is None and (b.hour or 0) < 12, timedelta(hours=12)),
+    (lambda b, said: (b.has_clock or b.pod is not None) and not said.dated, timedelta(days=1)),
+    (lambda b, said: b.weekday is not None and b.week_off is None, timedelta(weeks=1)),
+)
+
+
+def _range_on(a: Point, b: Point, said: _Said, ctx: Ctx) -> Span | None:
     sa = resolve_point(a, ctx)
     if sa is None or sa.start is None:
         return None
@@ -180,12 +245,9 @@ def _range(a: Point, b: Point, ctx: Ctx) -> Span | None:
     if sb is None or sb.start is None or sb.end is None:
         return None
     end = sb.clock_at + timedelta(seconds=59) if sb.clock_at is not None else sb.end
-    if end < sa.start and b.has_clock and b.pod is None and (b.hour or 0) < 12:
-        end += timedelta(hours=12)
-    if end < sa.start and b.weekday is not None and b.week_off is None:
-        end += timedelta(weeks=1)
-    if end < sa.start and b.day is not None and not b.has_month and resolve_date(b, ctx) is not None:
-        return None
+    for applies, step in _END_ROLLS:
+        if end < sa.start and applies(b, said):
+            end += step
     if end < sa.start:
         return None
     return Span(sa.start, end, "span", sa.has_clock or sb.has_clock, sa.clock_at)
@@ -232,7 +294,7 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         if j + 1 >= n or not glued(text, toks[j].end, toks[j + 1].start):
             return None
         kind = toks[j].kind
-        if kind in ("every", "en_at"):
+        if kind in ("every", "en_at", "en_between"):
             pass
         elif kind in ("fromw", "en_after"):
             mode = "from" if kind == "fromw" else "after"
@@ -275,7 +337,7 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
                     ranged = _range(replace(a), b, ctx)
                     if ranged is not None:
                         span = ranged
-                        mode = None if mode == "from" else mode
+                        mode = None if mode in ("from", "after") else mode
                         last, k = toks[kb - 1].end, kb
     if span is None:
         if a.pending_num is not None:
@@ -286,6 +348,9 @@ def parse_at(toks: list[Token], i: int, text: str, ctx: Ctx) -> Expr | None:
         if a.edge == ("within", 0):
             span = _within(span, ctx)
     suffix = toks[k] if k < n and glued(text, last, toks[k].start) else None
+    if suffix is not None and suffix.kind == "between":  # "周三和周五之间": the range already says it
+        last, k = suffix.end, k + 1
+        suffix = toks[k] if k < n and glued(text, last, toks[k].start) else None
     if a.weak_clock and span.granularity == "hour" and (suffix is None or suffix.kind not in ("before", "after")):
         return None  # "简单一点的": 一点 is "a little", not one o'clock
     if suffix is None and mode is None and a.lunar_dir is not None:

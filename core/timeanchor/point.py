@@ -84,6 +84,17 @@ HOLIDAYS: dict[str, tuple[int, int]] = {
     "平安夜": (12, 24),
     "圣诞节": (12, 25),
     "圣诞": (12, 25),
+    # Duckling's Chinese corpus: the fixed-date festivals it knows beyond the statutory ones
+    "新年": (1, 1),
+    "消费者权益日": (3, 15),
+    "三一五": (3, 15),
+    "愚人节": (4, 1),
+    "青年节": (5, 4),
+    "五四青年节": (5, 4),
+    "护士节": (5, 12),
+    "建党节": (7, 1),
+    "七一建党节": (7, 1),
+    "光棍节": (11, 11),
 }
 # (month, weekday 0=Mon, nth)
 NTH_WEEKDAY_HOLIDAYS: dict[str, tuple[int, int, int]] = {
@@ -123,6 +134,7 @@ class Point:
     workdays: bool = False  # 工作日: Monday..Friday of the week
     lunar_dir: str | None = None  # 年前 → "before" the Spring Festival, 年后/过完年 → "after" it
     lunar_md: tuple[int, int] | None = None  # 正月初八 → (1, 8): a lunar month and day
+    lunar_year: bool = False  # 农历2015年十月初一: the year said is a lunar year
     period: bool = False  # holiday names a statutory break (国庆假期), not the festival day
     wd_step: int | None = None  # 下个工作日 → 1, 上个工作日 → -1
     post_holiday: bool = False  # 节后(第一天): the first workday after the current/next break
@@ -207,6 +219,10 @@ def _occurrences(p: Point, year: int) -> tuple[date, ...]:
 
 def _pick_occurrence(p: Point, year: int | None, ctx: Ctx, today: date) -> date | None:
     """The said year's first occurrence, else the next one from today (the last one, for the past)."""
+    if year is not None and p.lunar_year and p.lunar_md is not None:
+        from . import chinacal
+
+        return chinacal.lunar_to_solar(year, *p.lunar_md)
     if year is not None:
         days = _occurrences(p, year)
         return days[0] if days else None
@@ -267,8 +283,47 @@ def _month_edge(year: int, month: int, edge: tuple[str, int] | None) -> tuple[da
     return date(year, month, first_day), date(year, month, last_day)
 
 
+# One day picked inside a month: its Nth day ("下个月第10天") or an Nth weekday ("十月第一个星期一").
+MONTH_DAY_EDGES = frozenset({"nth_d", "nth_wd"})
+LAST_NTH = 9  # nth_wd's n is 10 * nth + weekday; nth 9 is the last one ("最后一个周五")
+
+
+def _month_day(year: int, month: int, edge: tuple[str, int]) -> date | None:
+    kind, n = edge
+    if kind == "nth_d":
+        return valid_date(year, month, n)
+    nth, weekday = divmod(n, 10)
+    if nth == LAST_NTH:
+        last = date(year, month, month_last_day(year, month))
+        return last - timedelta(days=(last.weekday() - weekday) % 7)
+    d = _nth_weekday(year, month, weekday, nth)
+    return d if d.month == month else None  # no fifth Monday this month
+
+
+# Year edges counted in days from Jan 1, as (first day, last day) of the year for a count n: the Nth
+# week is days 7N-6..7N (the month's nth_week rule: "2021年的第一周" = 1/1..1/7), the first/last n days
+# ("去年的前10天", "今年最后一周" = the last 7), the Nth day ("明年的第一天").
+_YEAR_DAY_EDGES = {
+    "y_week_n": lambda n, size: (7 * n - 6, 7 * n),
+    "y_first_d": lambda n, size: (1, n),
+    "y_last_d": lambda n, size: (size - n + 1, size),
+    "y_nth_d": lambda n, size: (n, n),
+}
+
+
+def _year_days(year: int, kind: str, n: int) -> tuple[date, date] | None:
+    jan1 = date(year, 1, 1)
+    size = (date(year, 12, 31) - jan1).days + 1
+    first, last = _YEAR_DAY_EDGES[kind](n, size)
+    if not 1 <= first <= size or n < 1:
+        return None
+    return jan1 + timedelta(days=first - 1), jan1 + timedelta(days=min(last, size) - 1)
+
+
 def _year_edge(year: int, edge: tuple[str, int] | None) -> tuple[date, date] | None:
     kind, n = edge if edge else ("", 0)
+    if kind in _YEAR_DAY_EDGES:
+        return _year_days(year, kind, n)
     if kind in ("", "within"):
         return date(year, 1, 1), date(year, 12, 31)
     if kind == "y_begin":
@@ -381,9 +436,16 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
             if bare is None:
                 return None
             return bare, bare, "day", False
+        said_year = year is not None
         if year is None:
             year = _pick_year_for(month, p.day, ctx)
         full = valid_date(year, month, p.day)
+        step = 1 if ctx.future else -1
+        for _ in range(0 if said_year else 4):  # "2月29日": the next (last) Feb 29 there is
+            if full is not None:
+                break
+            year += step
+            full = valid_date(year, month, p.day)
         if full is None:
             return None
         return full, full, "day", False
@@ -395,6 +457,11 @@ def resolve_date(p: Point, ctx: Ctx, base: date | None = None) -> tuple[date, da
             year = _pick_year_for(month, None, ctx)
         if not 1 <= year <= 9998:
             return None
+        if edge is not None and edge[0] in MONTH_DAY_EDGES:
+            picked = _month_day(year, month, edge)
+            if p.implied_month and ctx.future and (picked is None or picked < today):
+                picked = _month_day(*shift_month(year, month, 1), edge)  # "第二个周五" once it has passed
+            return None if picked is None else (picked, picked, "day", False)
         a, b = _month_edge(year, month, edge if edge and edge[0] in MONTH_EDGES else None)
         if p.implied_month and ctx.future and b < today:
             # A bare 月初 said after this month's start has passed means next month's.

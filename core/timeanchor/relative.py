@@ -240,3 +240,44 @@ def recent_span(n: float, unit: str, ctx: Ctx) -> Span:
     if unit in _EXACT:
         return Span(ctx.now, shift_exact(ctx.now, n, unit), "span")
     return within_span(n, unit, ctx)
+
+
+def _unit_start(d: date, unit: str) -> date:
+    """The first day of the whole unit (day/week/month/year) that d is in."""
+    if unit == "week":
+        return monday_of(d)
+    if unit == "month":
+        return d.replace(day=1)
+    if unit == "year":
+        return date(d.year, 1, 1)
+    return d
+
+
+def adjacent_span(n: float, unit: str, step: int, ctx: Ctx) -> Span | None:
+    """下N… (step 1) / 上N… (step -1): the N whole units right after / before the current one.
+
+    下三天 = [tomorrow, today+3] (today is not in it, unlike 未来三天 / 三天内); 下两周 = next Monday ..
+    the Sunday two weeks on; 上三个月 = the three calendar months before this one. Hours and minutes
+    have no whole unit in a task question: 下个小时 = [now, now+1h], 上个小时 = [now-1h, now].
+    """
+    if unit in _EXACT:
+        t = shift_exact(ctx.now, step * n, unit)
+        return Span(min(t, ctx.now), max(t, ctx.now), "span")
+    if n != int(n):
+        return None  # 下一个半月: no whole units to count
+    if unit in ("workday", "tradeday"):  # 下三个工作日: the next three workdays, today not counted
+        a, b = shift_date(ctx.today, step, unit), shift_date(ctx.today, step * n, unit)
+        return Span(day_start(min(a, b), ctx.tz), day_end(max(a, b), ctx.tz), "span")
+    first = _unit_start(ctx.today, unit)
+    if step > 0:
+        start, stop = shift_date(first, 1, unit), shift_date(first, n + 1, unit)
+    else:
+        start, stop = shift_date(first, -n, unit), first
+    return Span(day_start(start, ctx.tz), day_end(stop - timedelta(days=1), ctx.tz), "span")
+
+
+def left_span(n: float, unit: str, ctx: Ctx) -> Span:
+    """还剩 / 只剩 N…: the time left from now, like N天内 (hours and minutes exact)."""
+    if unit in _EXACT:
+        return Span(ctx.now, shift_exact(ctx.now, n, unit), "span")
+    return within_span(n, unit, ctx)

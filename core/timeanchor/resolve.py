@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, tzinfo
 from functools import lru_cache
 from typing import Literal
@@ -9,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from .context import Ctx
 from .grammar import parse_at
-from .patterns import normalise, tokens
+from .patterns import glued, normalise, tokens
 from .window import Granularity, TimeWindow
 
 MAX_CHARS = 20_000  # a query is a sentence; beyond this we only look at the start
@@ -50,13 +51,27 @@ def _resolve_once(text: str, now: datetime, zone: tzinfo, prefer: Literal["futur
     return _resolve(text, Ctx(now.astimezone(zone), zone, prefer))
 
 
+# A title in 《》 or 「」/『』 is a name, never a time: "《明日之后》将于明日上线" reads only the second 明日.
+_NAMED = re.compile(r"《[^《》]*》|「[^「」]*」|『[^『』]*』")
+# Tokens that start a date: once one of them fails, the rest of that date is no date of its own
+# ("2019年2月29日" is no day at all, not the next Feb 29).
+_DATE_HEADS = frozenset({"year", "yrel"})
+
+
 def _resolve(text: str, ctx: Ctx) -> TimeWindow | None:
     norm = normalise(text)
-    toks = list(tokens(norm))
+    named = [m.span() for m in _NAMED.finditer(norm)]
+    toks = [t for t in tokens(norm) if not any(a <= t.start < b for a, b in named)]
+    failed_head = -1  # where a failed year ended
     for i in range(len(toks)):
+        if failed_head >= 0 and glued(norm, failed_head, toks[i].start):
+            failed_head = toks[i].end
+            continue
         expr = parse_at(toks, i, norm, ctx)
         if expr is None:
+            failed_head = toks[i].end if toks[i].kind in _DATE_HEADS else -1
             continue
+        failed_head = -1
         s = expr.span
         if s.start is not None and s.end is not None and s.start > s.end:
             continue
