@@ -69,9 +69,10 @@ import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
+from core.hanzi import fold, unfold
 from core.lexicon import COLON_MARKERS, priority_signals
 from core.recurrence import read_repeat
-from core.timeanchor import TimeWindow, deadline_of, resolve_time
+from core.timeanchor import TimeWindow, deadline_of, numdate, resolve_time
 from core.timeanchor.numerals import to_int
 from core.turn import HistoryTurn, OfflineSignal
 from quicknote.brackets import Masked, bracket_spans, is_annotation, mask, strip_placeholders
@@ -409,8 +410,22 @@ def _restated_day(body: str, end: int, win: TimeWindow, masked: Masked, now: dat
 
 
 def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> NoteDraft:
-    """Reads a quick-note sentence into a ``NoteDraft`` with deterministic rules (module docstring)."""
-    original = (sentence or "").strip()
+    """Reads a quick-note sentence into a ``NoteDraft`` with deterministic rules (module docstring).
+
+    The rules read the sentence folded to simplified characters (core.hanzi: "記一下後天交報告");
+    the title and the phrases are given back in the user's own characters ("交報告")."""
+    said = (sentence or "").strip()
+    draft = _extract_note(fold(said), now, tz)
+    if fold(said) == said:
+        return draft
+    own = {f: unfold(v, said) for f in ("title", "time_text", "estimate_text") if (v := getattr(draft, f))}
+    threshold = draft.urgency_threshold_text
+    if threshold and threshold in fold(said):  # a phrase the user said, not one made from the deadline
+        own["urgency_threshold_text"] = unfold(threshold, said)
+    return draft.model_copy(update=own)
+
+
+def _extract_note(original: str, now: datetime, tz: str) -> NoteDraft:
     # Quoted and bracketed text is title, never time (quicknote.brackets): hidden from every rule below.
     masked = mask(original, is_bracket_label)
     threshold_text, text = _extract_threshold(masked.text)
@@ -431,7 +446,8 @@ def offline_extract_note(sentence: str, now: datetime, tz: str = "Asia/Shanghai"
         idx = body.find(win.phrase)
         end = idx + len(win.phrase)
         wide_idx, wide_end = _widen_partial(body, idx, end)
-        unclear = (wide_idx, wide_end) != (idx, end)
+        # A numeric date no rule can order ("12-11-10": Y-M-D? M-D-Y?) is asked about, never guessed.
+        unclear = (wide_idx, wide_end) != (idx, end) or numdate.ambiguous(win.phrase, now.date())
         idx, end = wide_idx, wide_end
         time_text = body[idx:end]
         suffix = _BEFORE_SUFFIX_RE.match(body[end:])

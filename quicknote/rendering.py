@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -11,6 +12,8 @@ from core.display import format_when, group_label
 from core.estimates import minutes_of, text_of
 from core.locale import Locale
 from core.models import Task
+from core.timeanchor.caltools import month_last_day
+from core.timeanchor.numerals import to_int
 
 NO_TITLE_QUESTION = "要记什么呢？告诉我事情和时间，比如「帮我记一下明天下午三点交报告」。"
 
@@ -39,6 +42,11 @@ _TEXTS: dict[Locale, dict[str, str]] = {
             "「{phrase}」具体是什么时候？我还没记下「{title}」，"
             "请换个说法告诉我截止时间，比如「周五下午五点」或「12月5日」。"
         ),
+        "no_such_day": (
+            "「{phrase}」具体是什么时候？这一天不存在（{month_has}），我还没记下「{title}」，请换个说法告诉我截止时间。"
+        ),
+        "month_of": "{year}年{month}月只有 {days} 天",
+        "month_any": "{month}月最多 {days} 天",
     },
     "en": {
         "noted": "OK, noted: {title} ({facts})",
@@ -63,6 +71,12 @@ _TEXTS: dict[Locale, dict[str, str]] = {
             'When exactly is "{phrase}"? I haven\'t saved "{title}" yet — '
             'tell me the deadline another way, e.g. "Friday 5pm" or "Dec 5".'
         ),
+        "no_such_day": (
+            'When exactly is "{phrase}"? That day does not exist ({month_has}). I haven\'t saved "{title}" yet — '
+            "tell me the deadline another way."
+        ),
+        "month_of": "{year}-{month:02d} has {days} days",
+        "month_any": "month {month} has at most {days} days",
     },
 }
 
@@ -175,7 +189,33 @@ def no_title_question(locale: Locale = "zh") -> str:
 
 
 def unclear_time_question(title: str, phrase: str, locale: Locale = "zh") -> str:
-    return _TEXTS[locale]["unclear_time"].format(title=title, phrase=phrase)
+    text = _TEXTS[locale]
+    missing = _no_such_day(phrase)
+    if missing is None:
+        return text["unclear_time"].format(title=title, phrase=phrase)
+    year, month, days = missing  # "2019年2月29日": say why, in the same question
+    month_has = text["month_any" if year is None else "month_of"].format(year=year, month=month, days=days)
+    return text["no_such_day"].format(title=title, phrase=phrase, month_has=month_has)
+
+
+_YMD_RE = re.compile(
+    r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})年)?(?P<m>\d{1,2}|[一二三四五六七八九十]{1,3})月份?"
+    r"(?P<d>\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
+)
+
+
+def _no_such_day(phrase: str) -> tuple[int | None, int, int] | None:
+    """ "2019年2月29日" → (2019, 2, 28), "4月31日" → (None, 4, 30): a real month and a day 1..31 it
+    does not have (year, month, its days; without a year, a day no year has); None otherwise."""
+    m = _YMD_RE.fullmatch(phrase.strip())
+    if m is None:
+        return None
+    year = to_int(m.group("y")) if m.group("y") else None
+    month, day = to_int(m.group("m")), to_int(m.group("d"))
+    if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
+        return None
+    days = month_last_day(year if year is not None else 2000, month)  # 2000: a leap year has every day
+    return None if day <= days or (year is not None and not 1 <= year <= 9999) else (year, month, days)
 
 
 # What the turn answers when the router is not sure enough that a message asks to save a task.

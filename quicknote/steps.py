@@ -18,7 +18,7 @@ from core.models import TEXT_RULES, VISIBLE_TEXT, Task, TaskCreate, storable, te
 from core.prompting import language_line, now_line
 from core.recurrence.describe import END_OF_DAY
 from core.reminderspec import stored
-from core.timeanchor import TimeWindow, day_before, deadline_of, resolve_time
+from core.timeanchor import TimeWindow, day_before, deadline_of, numdate, resolve_time
 from core.turn import Turn
 from quicknote import remind
 from quicknote.boundary import settle_note
@@ -139,6 +139,11 @@ def anchor_deadline(state: NoteState) -> bool:
     return True
 
 
+# "周三和周五去健身房", "Mon and Thu": two times, not one deadline (a range, "周三到周五", and "周三和周五
+# 之间" are one window; "明天或者后天" is due by the later one). A note asks rather than keep one.
+_TWO_TIMES = re.compile(r"(?<=\S)\s*(?:和|与|跟|及|以及|(?i:\band\b))\s*(?=\S)(?!.*(?:之间|中间|(?i:\bbetween\b)))")
+
+
 def _anchor(state: NoteState) -> bool:
     """Resolves the deadline phrase in code. False means the phrase could not be understood.
 
@@ -151,7 +156,12 @@ def _anchor(state: NoteState) -> bool:
         state.deadline_at = None  # no phrase, no deadline: a bare model timestamp is never enough
         return True
     window = resolve_time(draft.time_text, state.now, state.tz)
-    if window is not None and _fully_read(window, draft.time_text):
+    # A numeric date no rule can order ("12-11-10") is not understood either (core/timeanchor/numdate.py).
+    if window is not None and _TWO_TIMES.search(window.phrase):
+        state.deadline_at = None  # not the model's either: it can only have picked one of them
+        return False
+    ambiguous = window is not None and numdate.ambiguous(window.phrase, state.now.date())
+    if window is not None and _fully_read(window, draft.time_text) and not ambiguous:
         state.window = window
         state.deadline_at = deadline_of(window)
     else:

@@ -630,6 +630,11 @@ _SLOTS: dict[str, tuple[str, ...]] = {
         "生日快乐",
         "钥匙在门口地垫下面",
         "别等我了",
+        # a message that says a time is still a message, not a task ("…说我明天不去了")
+        "我明天不去了",
+        "我今天晚点回家",
+        "周五的聚餐我来不了",
+        "下午的会我请假",
     ),
     "person_en": (
         "John",
@@ -2241,6 +2246,16 @@ _PLAIN_EN: tuple[str, ...] = (
     "bad bot",
     "I had a great lunch",
     "long day today",
+    # small talk with a date in it: no task to write (the quick-add lines in quicknote/corpus.py are)
+    "lunch was great today",
+    "happy friday everyone",
+    "see you monday",
+    "catch you tmrw",
+    "merry christmas, see you on the 27th",
+    "so tired today",
+    "my birthday is on the 14th",
+    "it was a long week",
+    "good luck on the 3rd",
     "what a week",
     "finally friday",
     "mondays, am I right",

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from core.hanzi import fold
+
 __all__ = ["BUCKETS", "MODEL_PATH", "IntentModel", "features", "load_model"]
 
 log = logging.getLogger("suikou.router")
@@ -39,8 +41,9 @@ _SPACE = re.compile(r"\s+")
 
 
 def normalise(text: str) -> str:
-    """What the features see: NFKC (full-width → half-width), lower case, digits as 0, one space."""
-    folded = unicodedata.normalize("NFKC", text).lower()
+    """What the features see: NFKC (full-width → half-width), traditional → simplified (core.hanzi),
+    lower case, digits as 0, one space."""
+    folded = fold(unicodedata.normalize("NFKC", text)).lower()
     return _SPACE.sub(" ", _DIGITS.sub("0", folded)).strip()
 
 

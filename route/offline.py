@@ -23,8 +23,11 @@ registered action that declares it (``Action.intent``). Rules, first match wins:
    tasks", "anything urgent?", "something quick", "quick wins") → query (0.85); a count with nothing else
    but request words ("pick one for me", "give me two please") → query (0.7, as the Chinese bare count);
    follow-up shapes ("5 more", "the rest", "what about next week?") → chat (0.7), which
-   rule 4 turns into query after a task query. Anything else falls through to the rules below (and
-   usually ends as chat).
+   rule 4 turns into query after a task query. A quick-add line — a short title and a time, nothing
+   else ("Dentist 14th", "Book hotel next monday", "Call Anna @ 15:00") — is a note (0.75), unless what
+   is left opens like a question, a greeting, a statement or a change to an existing task ("see you
+   tomorrow", "lunch was great today", "move the dentist to friday", "cancel my 6am alarm"; see
+   ``_english_timed_title``). Anything else falls through to the rules below (and usually ends as chat).
 3. **Note markers** — 帮我记一下/记一下/记个/记下/记住/提醒我/别忘了; a creation verb + optional count +
    task noun ("新建一个任务", "加一条待办", "帮我添个任务", "创建任务"; "安排一个任务" only before a
    separator and content, since "给我安排个任务" asks for one; "安排了哪些任务"/"新建的任务" are no such
@@ -102,6 +105,7 @@ from zoneinfo import ZoneInfo
 
 from core.countlock import EN_NUMBERS, CountLock, extract_count
 from core.display import TASK_LINE_RE
+from core.hanzi import fold
 from core.lexicon import (
     CALENDAR_ANCHORS,
     CALENDAR_HINT_RE,
@@ -279,6 +283,8 @@ _MAKE_PLAN_RE = re.compile(
 _TOOL_TOPIC_RE = re.compile(
     r"(?:待办|任务|日程|todo|清单)(?:管理)?(?:软件|app|App|APP|工具|应用|插件|小程序|模板|系统|方法|技巧)"
 )
+# "看下明天天气", "查查后天的航班动态": something the assistant is asked to look up now, not a task.
+_LOOKUP_RE = re.compile(r"^(?:帮我)?(?:看|查|搜|瞧)(?:下|一下|看|查|搜)?.{0,8}?(?:天气|气温|下不下雨|新闻|热搜|股价|汇率|路况|航班动态)")
 _IMPERATIVE_Q_RE = re.compile(r"哪|怎|谁|几|多少|吗|[?？]|好不好|行不行|可不可以|能不能|要不要|是不是")
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
@@ -449,6 +455,45 @@ def _english_count_only(low: str) -> bool:
     return not _EN_COUNT_FILLER_RE.sub("", low.replace(lock.phrase.lower(), "", 1)).strip()
 
 
+# An English quick-add line: a short task title and a time ("Dentist 14th", "Book hotel next monday",
+# "Water plants tmr", "Call Anna @ 15:00"). Not when what is left opens like a question, a statement
+# about oneself or someone, or a greeting ("how are you today", "see you tomorrow", "good morning",
+# "happy friday"), talks to "you", or only names a kind of day ("busy day tomorrow").
+_EN_NOT_TITLE_HEAD = re.compile(
+    r"^(?:what|when|where|who|whom|whose|why|how|which|is|are|am|was|were|do|does|did|can|could|will|would|"
+    r"should|shall|may|might|i|i'm|im|i'll|i've|i'd|me|we|we're|they|he|she|it|it's|its|that|that's|this|there|"
+    r"here|any|anything|nothing|everything|show|list|tell|give|see|good|happy|have|had|has|enjoy|thanks|thank|"
+    r"thx|bye|goodbye|hello|hi|hey|sorry|nice|great|cool|ok|okay|lol|welcome|merry|congrats|congratulations|"
+    r"talk|catch|sleep|sweet|let's|lets|let|no|yes|yeah|yep|nope|not|so|well|oh|wow|maybe|just|really|very|"
+    r"too|the weather|weather|busy|long|lazy|rainy|sunny|hot|cold|tired|same|again|my|whats|got|"
+    # what is done to a task or a device, not a new task ("cancel my 6am alarm", "wake me up at 6:15")
+    r"cancel|delete|remove|clear|erase|undo|uncheck|snooze|reschedule|postpone|wake|remind)\b"
+    # a past tense first: a report ("booked the hotel today"), not a plan
+    r"|^(?!(?:need|feed|weed|seed|shred|bleed|speed)\b)[a-z]+ed\b"
+)
+_EN_NOT_TITLE = re.compile(
+    r"(?<!-)\byou\b|\byour\b|\bu\b|\b(?:is|was|were|are|am|been|being)\b"  # "lunch was great today": a statement
+    r"|\b(?:tasks?|reminders?|todos?|to-dos?|alarms?|ones|list)\b"  # about the list itself
+    r"|\bthat i\b|\bsaying\b"  # a message to send
+    r"|\b(?:to|instead(?: of \w+)?)\s*$"  # "move the dentist to friday": a change
+    r"|\b(?:day|days|week|night|weekend|morning|evening|afternoon|time)\s*[!.]*$"
+)
+_EN_TITLE_MAX_WORDS = 8
+
+
+def _english_timed_title(text: str) -> bool:
+    """A short task title plus a time, the way a quick-add line is typed (rule 1b's last case)."""
+    if "?" in text:
+        return False
+    rest, timed = _strip_resolved_time(text, _clock())
+    rest = re.sub(r"(?i)(?:^|\s)(?:at|on|by|@|due)\s*$", "", rest).strip(" ,.;:!-")
+    words = rest.split()
+    if not timed or not words or len(words) > _EN_TITLE_MAX_WORDS or not re.search(r"[A-Za-z]{2}", rest):
+        return False
+    low = rest.lower().replace("\u2019", "'")
+    return not _EN_NOT_TITLE_HEAD.match(low) and not _EN_NOT_TITLE.search(low)
+
+
 def _route_english(text: str) -> tuple[str, float, str] | None:
     """English messages: notes ("remind me to…", "todo: …") and questions about one's tasks; None = chat."""
     low = re.sub(r"\s+", " ", text.lower().replace("\u2019", "'")).strip()
@@ -467,6 +512,8 @@ def _route_english(text: str) -> tuple[str, float, str] | None:
         return CHAT, 0.7, "英文：像追问，但前面没有任务查询"
     if _english_count_only(low):
         return QUERY, 0.7, "只说了条数，按要任务处理"  # the same rule as the Chinese one below
+    if _english_timed_title(text):
+        return NOTE, 0.75, "英文：一个简短的事项加时间，像是要记下"
     return None
 
 
@@ -531,7 +578,7 @@ def _history_has_query(history: Sequence[HistoryTurn]) -> bool:
         if h.role == "assistant" and _QUERY_REPLY_RE.search(h.text or ""):
             return True
         if h.role == "user":
-            action, _, _ = _route_single(h.text or "", now=_clock())
+            action, _, _ = _route_single(fold(h.text or ""), now=_clock())
             return action == QUERY
     return False
 
@@ -697,6 +744,8 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
         timed = has_time or soft_time
         if body.endswith("的"):
             return CHAT, 0.65, "像名词短语，不是要记下的事"
+        if _LOOKUP_RE.match(body_wo_modal):
+            return CHAT, 0.7, "请助手查一下（天气、新闻…），不是要记下的事"
         if timed and body_wo_modal and _ACTION_VERB_RE.match(body_wo_modal):
             if re.match(r"^(?:我|咱|我们)", body):
                 return NOTE, 0.62, "带时间的待办陈述（有主语），较可能是要记下"
@@ -710,6 +759,7 @@ def _route_single(message: str, *, now: datetime) -> tuple[str, float, str]:
 
 def offline_route(message: str, history: Sequence[HistoryTurn]) -> tuple[str, float, str]:
     """Routes the latest user message; ``history`` is only used to understand follow-ups."""
+    message = fold(message or "")  # the rules are written in simplified characters: 禮拜一有什麼任務
     now = _clock()
     if accepted_offer_line(message or "", [(h.role, h.text or "") for h in history]) is not None:
         return QUERY, 0.9, "接受上一轮提议的查询"

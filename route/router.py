@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from core.hanzi import fold
 from core.llm import NodeSpec, run_structured
 from core.turn import HistoryTurn, Turn
 from route.intent import load_model
@@ -137,7 +138,7 @@ class Router:
 
     def _write_bar(self, rules: Decision, text: str) -> float:
         """How sure the model must be to write on its own: more when the rules read no task at all."""
-        if _QUESTION.search(text):
+        if _QUESTION.search(fold(text)):
             return 1.01  # a question the rules did not read as a write is at most asked about
         return WRITE_SURE_ALONE if rules.action == self.registry.fallback else WRITE_SURE
 
@@ -224,7 +225,7 @@ class Router:
         # A query, or chat the rules (or the intent model) are sure of, is a reading of the words.
         read = rules.action != fallback or max(rules.confidence, _share(rules, fallback, 0.0)) >= RULE_SURE
         if self._writes(model.action):
-            if read or _QUESTION.search(turn.text) or _share(rules, model.action) < WORDS_SUPPORT:
+            if read or _QUESTION.search(fold(turn.text)) or _share(rules, model.action) < WORDS_SUPPORT:
                 return replace(rules, reason=f"{rules.reason}（模型提议 {model.action}，你的话没有要求写入）")
             if sure:
                 return self._ask(model.action, model.confidence, f"模型读作 {model.action}，规则没读出来：先问")

@@ -66,6 +66,7 @@ from typing import Literal
 from zoneinfo import ZoneInfo
 
 from core.countlock import extract_count
+from core.hanzi import fold, unfold
 from core.lexicon import (
     DONE_VERBS,
     FREE_TIME_QUESTION_RE,
@@ -458,8 +459,21 @@ def _mask(text: str, span: tuple[int, int] | None, phrase: str | None) -> str:
 
 
 def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> QueryPlan:
-    """Reads a task question into a ``QueryPlan`` with deterministic rules (module docstring)."""
-    text = (sentence or "").strip()
+    """Reads a task question into a ``QueryPlan`` with deterministic rules (module docstring).
+
+    The rules read the sentence folded to simplified characters (core.hanzi: "下個月要交什麼"); the
+    keyword, the list named and the time phrase are given back in the user's own characters."""
+    said = (sentence or "").strip()
+    plan = _read_plan(fold(said), now, tz)
+    if fold(said) == said:
+        return plan
+    own = {f: unfold(v, said) for f in ("keyword", "scope") if (v := getattr(plan, f))}
+    if plan.time_text and plan.time_text in fold(said):  # said, not a word the rules put ("逾期")
+        own["time_text"] = unfold(plan.time_text, said)
+    return plan.model_copy(update=own)
+
+
+def _read_plan(text: str, now: datetime, tz: str) -> QueryPlan:
     lock = extract_count(text)
 
     done = _done_question(text) or is_done_check(text)
