@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -12,8 +11,7 @@ from core.display import format_when, group_label
 from core.estimates import minutes_of, text_of
 from core.locale import Locale
 from core.models import Task
-from core.timeanchor.caltools import month_last_day
-from core.timeanchor.numerals import to_int
+from core.timeanchor.missing import missing_day
 
 NO_TITLE_QUESTION = "要记什么呢？告诉我事情和时间，比如「帮我记一下明天下午三点交报告」。"
 
@@ -190,32 +188,12 @@ def no_title_question(locale: Locale = "zh") -> str:
 
 def unclear_time_question(title: str, phrase: str, locale: Locale = "zh") -> str:
     text = _TEXTS[locale]
-    missing = _no_such_day(phrase)
+    missing = missing_day(phrase, whole=True)
     if missing is None:
         return text["unclear_time"].format(title=title, phrase=phrase)
-    year, month, days = missing  # "2019年2月29日": say why, in the same question
+    year, month, days = missing.year, missing.month, missing.days  # "2019年2月29日": say why, in the same question
     month_has = text["month_any" if year is None else "month_of"].format(year=year, month=month, days=days)
     return text["no_such_day"].format(title=title, phrase=phrase, month_has=month_has)
-
-
-_YMD_RE = re.compile(
-    r"(?:(?P<y>\d{4}|[零〇一二三四五六七八九]{4})年)?(?P<m>\d{1,2}|[一二三四五六七八九十]{1,3})月份?"
-    r"(?P<d>\d{1,2}|[一二三四五六七八九十]{1,3})[日号]"
-)
-
-
-def _no_such_day(phrase: str) -> tuple[int | None, int, int] | None:
-    """ "2019年2月29日" → (2019, 2, 28), "4月31日" → (None, 4, 30): a real month and a day 1..31 it
-    does not have (year, month, its days; without a year, a day no year has); None otherwise."""
-    m = _YMD_RE.fullmatch(phrase.strip())
-    if m is None:
-        return None
-    year = to_int(m.group("y")) if m.group("y") else None
-    month, day = to_int(m.group("m")), to_int(m.group("d"))
-    if month is None or day is None or not (1 <= month <= 12 and 1 <= day <= 31):
-        return None
-    days = month_last_day(year if year is not None else 2000, month)  # 2000: a leap year has every day
-    return None if day <= days or (year is not None and not 1 <= year <= 9999) else (year, month, days)
 
 
 # What the turn answers when the router is not sure enough that a message asks to save a task.

@@ -46,7 +46,7 @@ class Quadrant(BaseNode[QueryState, QueryDeps, str]):
 
 @dataclass
 class TimeAnchor(BaseNode[QueryState, QueryDeps, str]):
-    async def run(self, ctx: Ctx) -> ToolQuery:
+    async def run(self, ctx: Ctx) -> ToolQuery | End[str]:
         turn = ctx.deps.turn
         with turn.trace.node("time_anchor", "换算时间") as span:
             message = steps.time_anchor_step(ctx.state, turn)
@@ -60,7 +60,8 @@ class TimeAnchor(BaseNode[QueryState, QueryDeps, str]):
                 no_deadline=flt.no_deadline,
                 limit=flt.limit,
             )
-        return ToolQuery()
+        said = steps.no_such_day(ctx.state)  # "2019年2月29日": said so, nothing listed
+        return End(said) if said is not None else ToolQuery()
 
 
 @dataclass

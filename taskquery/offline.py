@@ -80,6 +80,7 @@ from core.lexicon import (
     priority_signals,
 )
 from core.timeanchor import TimeWindow, resolve_time
+from core.timeanchor.missing import missing_day
 from taskquery.plan import Order, QueryPlan, SortBy, TimeField
 from taskquery.scope import read_scope
 
@@ -542,6 +543,8 @@ def _read_plan(text: str, now: datetime, tz: str) -> QueryPlan:
                 time_text = "快到期"
             time_after = _local(now, tz)
             time_before = _end_of_day(time_after + timedelta(days=SOON_DAYS))
+        elif (gone := missing_day(masked)) is not None:
+            time_text = gone.phrase  # no window: the answer says the day does not exist (steps.no_such_day)
     if undated and field == "deadline":
         # No deadline window can hold a task without a deadline.
         time_text, time_after, time_before = None, None, None

@@ -20,6 +20,7 @@ from core.llm import NodeSpec, run_structured
 from core.locale import Locale, detect_locale
 from core.store import TaskFacts, TaskFilter, TaskPage, query_tasks, task_facts
 from core.timeanchor import TimeWindow, resolve_time
+from core.timeanchor.missing import missing_day
 from core.turn import Turn
 from taskquery.boundary import Grounds, settle_plan
 from taskquery.carried import MAX_WORDS, CarriedPlan, CarriedQuery, carried_query
@@ -209,10 +210,28 @@ def _is_today(window: TimeWindow, now: datetime) -> bool:
     return window.start == start_of_day and window.end.date() == now.date()
 
 
+def no_such_day(state: QueryState) -> str | None:
+    """The answer when the question names a day its month does not have ("2019年2月29日完成了什么"):
+    said, not a list with the date silently dropped."""
+    plan = state.plan
+    if state.window is not None or plan is None or not plan.time_text:
+        return None
+    gone = missing_day(plan.time_text, whole=True)
+    if gone is None:
+        return None
+    texts = PREFIXES[state.locale]
+    month_has = texts["month_any" if gone.year is None else "month_of"].format(
+        year=gone.year, month=gone.month, days=gone.days
+    )
+    return texts["no_such_day"].format(phrase=gone.phrase, month_has=month_has)
+
+
 def time_anchor_step(state: QueryState, turn: Turn) -> str:
     assert state.plan is not None
     state.window = anchor_window(state.plan, state.now, state.tz)
     state.filter = build_filter(state, turn)
+    if state.window is None and (said := no_such_day(state)) is not None:
+        return said
     if state.window is None:
         return "只看没有截止时间的任务" if state.filter.no_deadline else "没有时间限制"
     if state.window.overdue:
