@@ -128,6 +128,11 @@ class Settings(BaseSettings):
         pattern=r"^([01][0-9]|2[0-3]):[0-5][0-9]-([01][0-9]|2[0-4]):[0-5][0-9]$",
         description="The working hours a day plan ('今天怎么安排') fills, HH:MM-HH:MM in the user's timezone.",
     )
+    date_order: Literal["auto", "mdy", "dmy"] = Field(
+        default="auto",
+        description="How a numeric date no field can order is read ('1/2/2027'): 'auto' by its form (dotted "
+        "day first, others month first; core/timeanchor/numdate.py), 'mdy' month first, 'dmy' day first.",
+    )
     note_retry_window_minutes: float = Field(
         default=10, gt=0, description="A resend of the same conversation within this is a retry, not a new note."
     )

@@ -78,6 +78,7 @@ def turn_config_from(settings: Settings, *, reads_inline: bool = False) -> TurnC
         reads_inline=reads_inline,
         near_duplicates=settings.note_near_duplicates,
         work_hours=settings.work_hours,
+        date_order=settings.date_order,
     )
 
 

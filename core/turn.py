@@ -20,6 +20,8 @@ from sqlmodel import Session
 from core import carry
 from core.llm import ModelHub
 from core.locale import Locale, detect_locale
+from core.timeanchor import numdate
+from core.timeanchor.numdate import DateOrder
 from core.trace import Budget, Trace
 
 T = TypeVar("T")
@@ -108,6 +110,7 @@ class TurnConfig:
     # Run task reads on the event loop instead of a worker thread (SQLite: see docs/fdr/0011).
     reads_inline: bool = False
     work_hours: str = "09:00-18:00"  # what a day plan fills, in the user's timezone (dayplan)
+    date_order: DateOrder = "auto"  # numeric dates no field orders (core/timeanchor/numdate.py)
 
     def budget(self) -> Budget:
         """A fresh per-turn budget; its clock starts now."""
@@ -234,7 +237,9 @@ def new_turn(
     record_secret: bytes = carry.EPHEMERAL_SECRET,
 ) -> Turn:
     """The one way a turn is made (HTTP, CLI, explain, tests): ``now`` in the user's zone, a fresh
-    trace with the config's budget, and the idempotency key of these messages unless one is given."""
+    trace with the config's budget, and the idempotency key of these messages unless one is given.
+    The config's date order applies to every time phrase read in the caller's context from here on."""
+    numdate.ORDER.set(config.date_order)
     return Turn(
         user_id=user_id,
         messages=messages,

@@ -2180,6 +2180,16 @@ _SLOTS: dict[str, tuple[str, ...]] = {
         "renew licence",
         "collect prescription",
         "defrost freezer",
+        # titles opening with a verb or a noun the task actions also use ("ask", "check", "report")
+        "ask Priya about the quote",
+        "ask the landlord about the heating",
+        "annual eye exam",
+        "dental checkup",
+        "quarterly VAT return",
+        "check the tyre pressure",
+        "report the broken streetlight",
+        "move the car for street cleaning",
+        "sort the recycling",
     ),
     "qa_when_en": (
         "tmr",
@@ -2206,6 +2216,11 @@ _SLOTS: dict[str, tuple[str, ...]] = {
         "this weekend",
         "by eod",
         "2nd at 8am",
+        "on Nov 5",
+        "mon",
+        "in 5 days",
+        "Dec 18 at 7pm",
+        "next wed",
     ),
     "qa_date_en": (
         "Jan 17",
@@ -3057,6 +3072,15 @@ _EN_PLAIN: tuple[str, ...] = (
     "Update the passport photo on the 8th",
     "Post the 2023 letters Jan 12",
     "File the 1099 forms 2027-02-15",
+    # a date no rule can order is still a date (the note asks which day)
+    "Return the rental van 05-06-07",
+    "Pack the moving boxes 11-12-13",
+    "Ask Omar about the lease 09-10-11",
+    # telegraphic posting chores (a parcel to send is a task, "the parcel went out" is news)
+    "Ship returns box 20/12",
+    "Post parcel to Gran next wed",
+    "Send package to Dad 3/4/2027",
+    "Courier the samples 07-08-09",
 )
 
 CORPUS = CorpusSpec(

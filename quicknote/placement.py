@@ -39,8 +39,10 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     ),
     (re.compile(r"^[\"“]?(?P<name>[\w' -]{1,30}?)[\"”]?\s+list\s*:\s*(?P<rest>.+)$", re.I), "list"),
 )
+# "#2047" (all digits) is a number, not a label ("invoice #2047", "issue #12"): it stays in the title.
 _HASHTAG = re.compile(
-    r"(?:^|(?<=[\s，,。；;：:]))[#＃](?P<label>[^\s#＃，,。；;：:！!？?、]{1,40})(?=$|[\s，,。；;：:！!？?、])"
+    r"(?:^|(?<=[\s，,。；;：:]))[#＃](?![\d.]+(?=$|[\s，,。；;：:！!？?、]))"
+    r"(?P<label>[^\s#＃，,。；;：:！!？?、]{1,40})(?=$|[\s，,。；;：:！!？?、])"
 )
 
 

@@ -284,7 +284,9 @@ _TOOL_TOPIC_RE = re.compile(
     r"(?:待办|任务|日程|todo|清单)(?:管理)?(?:软件|app|App|APP|工具|应用|插件|小程序|模板|系统|方法|技巧)"
 )
 # "看下明天天气", "查查后天的航班动态": something the assistant is asked to look up now, not a task.
-_LOOKUP_RE = re.compile(r"^(?:帮我)?(?:看|查|搜|瞧)(?:下|一下|看|查|搜)?.{0,8}?(?:天气|气温|下不下雨|新闻|热搜|股价|汇率|路况|航班动态)")
+_LOOKUP_RE = re.compile(
+    r"^(?:帮我)?(?:看|查|搜|瞧)(?:下|一下|看|查|搜)?.{0,8}?(?:天气|气温|下不下雨|新闻|热搜|股价|汇率|路况|航班动态)"
+)
 _IMPERATIVE_Q_RE = re.compile(r"哪|怎|谁|几|多少|吗|[?？]|好不好|行不行|可不可以|能不能|要不要|是不是")
 _PRIORITY_ASK_RE = re.compile(
     r"(?:重要|紧急|简单|不重要|不紧急|不简单|优先级[高低]|低优先级|高优先级)[^，,。]{0,8}(?:有哪些|有什么|有啥|哪些|的呢|吗)"
@@ -409,7 +411,7 @@ _EN_QUERY_RE = re.compile(
     rf"\b(?:top|first)\s*\d+\b.*\b{_EN_TASK_NOUN}\b|\b(?:give|show|list|get) me\b.*\b{_EN_TASK_NOUN}\b|"
     rf"\b(?:\d+|{_EN_NUMBER_WORDS}|a few|some|all|any|which|what|how many|overdue|urgent|important|easy|open|pending) "
     rf"{_EN_TASK_NOUN}\b|"
-    rf"^{_EN_TASK_NOUN} (?:for|due|on|this|next|today|tomorrow|by|before)\b|"
+    rf"^{_EN_TASK_NOUN} (?:for|due|on|this|next|today|tomorrow|by|before|from|between|after|until)\b|"
     rf"\b(?:what'?s|what is|what are|anything|something|is anything|what do i have) (?:\w+ )?due\b|"
     rf"\bdue (?:today|tomorrow|tonight|this|next|by|before|on|soon)\b|"
     rf"\bwhat (?:did|have) (?:i|we) (?:do|finish|finished|complete|completed|accomplish|accomplished|get done|got done)\b|"

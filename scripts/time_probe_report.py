@@ -1,5 +1,5 @@
-"""Per-kind counts of every time-anchor probe table (tests/core/test_timeanchor_*probes*.py and
-test_timeanchor_peer_*.py): the numbers the closing notes and docs/fdr/0043 quote.
+"""Per-kind counts of every time-anchor probe table (tests/core/test_timeanchor_*probes*.py,
+test_timeanchor_peer_*.py, test_timeanchor_blind_*.py): the numbers the closing notes and docs/fdr/0043 quote.
 
     .venv/bin/python scripts/time_probe_report.py [-v]      (-v also prints the misses)
 """
@@ -19,7 +19,8 @@ from support.timeprobe import probe_ok  # noqa: E402
 
 def _tables() -> list[Path]:
     core = ROOT / "tests" / "core"
-    return sorted(core.glob("test_timeanchor_*probes*.py")) + sorted(core.glob("test_timeanchor_peer_*.py"))
+    tables = sorted(core.glob("test_timeanchor_*probes*.py")) + sorted(core.glob("test_timeanchor_peer_*.py"))
+    return tables + sorted(core.glob("test_timeanchor_blind_*.py"))
 
 
 def main() -> None:

@@ -17,7 +17,9 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
   2027-11-30 23:59:59; "半年内" = 6 months, "一个季度内" = 3 months); 年内/今年内 is the rest of
   this year.
 * 过两天 / 过几天 / 过两周 (a vague count: 两/俩/几, 几 = 3) → [now, end of the day that far ahead];
-  an exact count ("再过三天", "过3天", "再过半小时") → that day / that moment, like "三天后".
+  an exact count ("再过三天", "过3天", "再过半小时") → that day / that moment, like "三天后"; "两周后" /
+  "三个月后" / "一年后" (and …前) are that day too, not the whole week/month/year ("三个月后" on 11-30 →
+  2027-02-28). "去年的今天" / "上个月的今天" / "下周的今天" are today's date in that year/month/week.
 * 下/后N天/周/个月/年 → the N whole units after the current one (下三天 = [tomorrow, today+3], today
   not in it, unlike 未来三天); 上N… → the N before it (上两周 = the two weeks before this one); 下个小时
   / 之后5分钟 → [now, now+N], 上个小时 → [now-1h, now]; 还剩3小时 → [now, now+3h] (relative.adjacent_span).
@@ -45,7 +47,11 @@ Everyday and vague phrases (see point.MOMENTS and relative.pass_span / soon_span
 * English quick-add forms: "tmr"/"tmrw"/"tomorow"; "@" as "at" ("Call Anna @ 15:00", "wed @ 10am");
   a bare ordinal ("Dentist 14th", "on the 3rd", "17th at 10:00") is the next such day of a month
   (today included; a month without that day is skipped); not before a noun or after a possessive
-  ("the 3rd floor", "Anna's 30th"). "later this week/month" → [now, its end].
+  ("the 3rd floor", "Anna's 30th"). "later this week/month" → [now, its end]; "later next week" is
+  next week; "the week/month after next" two ahead; "from the 20th to the 23rd" a range. A weekday
+  as a noun's attribute is no day ("sun cream", "sat down", "the Monday report"); English fixed-date
+  holidays (Christmas, Christmas Eve, New Year's Eve/Day, Valentine's Day, Halloween; point.HOLIDAYS),
+  not before a noun ("Christmas cards").
 * numeric dates (numdate.py), one order rule per form: a 4-digit first field is a year (Y-M-D,
   "2021-06-26"); with the year last (4 or 2 digits), a field above 12 is the day ("27/1/2027",
   "06/26/2021"); otherwise dotted → day first ("13.5.2015", "5.6.2027" = 5 June; a dotted date needs a

@@ -13,7 +13,7 @@ from .point import LAST_NTH, MOMENTS, Point
 from .relative import quantity
 
 _YEAR_OFF = {"大前": -3, "前": -2, "去": -1, "上": -1, "上一": -1, "今": 0, "本": 0, "同": 0, "当": 0,
-             "明": 1, "来": 1, "次": 1, "下": 1, "下一": 1, "后": 2, "大后": 3}  # fmt: skip
+             "明": 1, "来": 1, "次": 1, "下": 1, "下一": 1, "后": 2, "大后": 3, "旧": -1}  # fmt: skip  # 旧年: Cantonese 去年
 _DAY_WORDS = {"大大前天": -3, "大前天": -3, "前天": -2, "昨天": -1, "昨日": -1, "昨儿": -1, "昨儿个": -1,
               "今天": 0, "今日": 0, "本日": 0, "当天": 0, "当日": 0, "今儿": 0, "今儿个": 0, "全天": 0,
               "明天": 1, "明日": 1, "明儿": 1, "明儿个": 1, "次日": 1, "翌日": 1, "第二天": 1, "隔天": 1,
@@ -27,7 +27,7 @@ _DAY_POD = {"晚": "晚上", "早": "早上", "晨": "早上", "夜": "晚上", 
 # The day of a day-and-part word (今晚, 明早; Cantonese 听朝 = tomorrow morning, 琴晚 = last night)
 _POD_DAY = {"今": 0, "当": 0, "明": 1, "次": 1, "昨": -1, "前": -2, "听": 1, "琴": -1, "寻": -1}
 # Cantonese parts of the day, as the simplified word point.POD knows
-_POD_WORDS = {"朝早": "早上", "下昼": "下午", "晏昼": "下午", "晚黑": "晚上"}
+_POD_WORDS = {"朝早": "早上", "上昼": "上午", "下昼": "下午", "晏昼": "下午", "晚黑": "晚上"}
 _WEEKDAY = {"一": 0, "二": 1, "三": 2, "四": 3, "五": 4, "六": 5, "日": 6, "天": 6, "1": 0, "2": 1, "3": 2,
             "4": 3, "5": 4, "6": 5, "7": 6}  # fmt: skip
 _EDGES = {"初": ("begin", 0), "底": ("end", 0), "末": ("end", 0), "终": ("end", 0), "中": ("mid", 0),
@@ -173,6 +173,8 @@ def _numeric_date(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     else:
         p.month = int(g("mdn_m") or g("mdn_m2") or g("mdn_m3") or g("mdn_m4") or 0)
         p.day = int(g("mdn_d") or g("mdn_d2") or g("mdn_d3") or g("mdn_d4") or 0)
+        if g("mdn_m3") and numdate.ORDER.get() == "dmy" and p.day <= 12:  # "1/2" is 1 February to them
+            p.month, p.day = p.day, p.month
     return 1 <= p.month <= 12 and 1 <= p.day <= 31
 
 
@@ -206,10 +208,29 @@ _EN_DAYS = {"today": 0, "tonight": 0, "tomorrow": 1, "tmr": 1, "tmrw": 1, "yeste
             "day after tomorrow": 2, "day before yesterday": -2}  # fmt: skip
 
 
+_TODAY_WORDS = frozenset({"今天", "今日", "当天", "当日", "本日"})
+
+
+def _same_day_of(p: Point, w: str, ctx: Ctx) -> bool:
+    """去年的今天 / 上个月的今天 / 下周的今天: today's date in the year, month or week said before it."""
+    if w not in _TODAY_WORDS or p.has_day or p.edge is not None or p.quarter is not None:
+        return False
+    today = ctx.today
+    if p.has_week and not p.has_month and not p.has_year:
+        p.weekday = today.weekday()
+    elif p.has_month and not p.has_week:
+        p.day = today.day
+    elif p.has_year and not p.has_week:
+        p.month, p.day = today.month, today.day
+    else:
+        return False
+    return True
+
+
 def _day_word(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     """今天 / 明后天 / 今明两年 (dayw)."""
     if p.has_date:
-        return False
+        return _same_day_of(p, tok.g("dw") or "", ctx)
     w = tok.g("dw") or ""
     if w in _DAY_PAIRS:
         p.day_off, p.day_span = _DAY_PAIRS[w]
@@ -297,10 +318,10 @@ def _en_week(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     """ "next week" / "this weekend" / "last month" / "next year"."""
     if p.has_date:
         return False
-    w, u = (tok.g("ew_w") or "").lower(), (tok.g("ew_u") or "").lower()
-    off = _EN_OFF.get(w, 0)
-    if tok.g("ew_later"):
-        p.edge = ("within", 0)  # "later this week": from now to its end
+    w, u = (tok.g("ew_w") or "").lower(), (tok.g("ew_u") or tok.g("ew_an") or "").lower()
+    off = 2 if tok.g("ew_an") else _EN_OFF.get(w, 0)  # "the week after next"
+    if tok.g("ew_later") and off == 0:
+        p.edge = ("within", 0)  # "later this week": from now to its end ("later next week": next week)
     if u in ("week", "weekend"):
         p.week_off, p.weekend = off, u == "weekend"
     elif u == "month":
@@ -326,7 +347,7 @@ def _weekday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     free = _weekday_free(p)
     if free is not None:
         return free
-    wd_day = tok.g("wd_d") or ""
+    wd_day = tok.g("wd_d") or tok.g("wd_e") or ""
     if wd_day == "末":
         p.weekend = True
     else:
@@ -342,7 +363,7 @@ def _en_weekday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if tok.kind == "en_weekend":
         p.weekend = True
         return True
-    wd = weekday_index(tok.g("ewd") or "")
+    wd = weekday_index(tok.g("ewd") or tok.g("ewd_ab") or "")
     if wd is None:
         return False
     p.weekday = wd
@@ -393,7 +414,7 @@ def _season(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
 def _holiday(p: Point, tok: Token, text: str, ctx: Ctx) -> bool:
     if p.has_month or p.has_day or p.has_week:
         return False
-    p.holiday = tok.g("hd")
+    p.holiday = " ".join((tok.g("hd") or "").lower().replace("\u2019", "'").split())
     return True
 
 

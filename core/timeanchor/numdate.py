@@ -11,16 +11,26 @@ The order rule (also in the package docstring):
 * three two-digit fields where a year-first reading is also a valid date and gives another day
   ("12-11-10": 2010-12-11? 2012-11-10?) are truly ambiguous: a query takes the reading nearest
   now, a quick note asks (``ambiguous``);
-* a two-digit year: ``numerals.two_digit_year`` (89 → 1989, 17 → 2017).
+* a two-digit year: ``numerals.two_digit_year`` (89 → 1989, 17 → 2017);
+* an operator who set ``SUIKOU_DATE_ORDER=dmy`` (or ``mdy``) gets that order wherever no field decides,
+  bare pairs included (``ORDER``).
 """
 
 from __future__ import annotations
 
 import re
+from contextvars import ContextVar
 from datetime import date
+from typing import Literal
 
 from .caltools import valid_date
 from .numerals import two_digit_year
+
+DateOrder = Literal["auto", "mdy", "dmy"]
+# The operator's convention for dates no field can order (SUIKOU_DATE_ORDER; a turn sets it for its own
+# context, core.turn.new_turn): "auto" is the rule by form below, "mdy"/"dmy" override it for every form,
+# and for a bare pair ("1/2": 2 January, or 1 February under "dmy").
+ORDER: ContextVar[DateOrder] = ContextVar("suikou_date_order", default="auto")
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 # form → which of the first two fields is the month when neither is above 12
@@ -41,7 +51,9 @@ def _ordered(a: int, b: int, sep: str, text: str) -> tuple[int, int] | None:
         return b, a
     if b > 12:
         return a, b
-    return (a, b) if _MONTH_FIRST[_form(sep, text)] else (b, a)
+    order = ORDER.get()
+    month_first = _MONTH_FIRST[_form(sep, text)] if order == "auto" else order == "mdy"
+    return (a, b) if month_first else (b, a)
 
 
 def readings(a: str, b: str, y: str, sep: str, text: str, today: date) -> list[date]:

@@ -50,6 +50,17 @@ _AFTER_WORD = (
     r"(?!(?<=[A-Za-z]\s)(?<!\bon\s)(?<!\bby\s)(?<!\bdue\s)(?<!\bbefore\s)(?<!\buntil\s)(?<!\btill\s)"
     r"\d{1,2}[.-]\d)"
 )
+# A weekday word used as a noun's attribute is no day: an abbreviation before a plain word ("sun cream",
+# "sat down", "wed a friend"), a full name after an article before a word ("the Monday report", "a Friday
+# meeting"). Words that go on a time ("fri at 3pm", "sat morning", "mon 10am", "the Friday after next")
+# and calendar words keep it a day.
+_TIME_FOLLOWERS = (
+    r"(?:at|by|on|in|and|or|to|thru|through|till|until|before|after|next|this|week|morning|afternoon|evening"
+    r"|night|noon|midnight|am|pm|eod|" + _CALENDAR_WORDS + r")\b"
+)
+_NOT_BEFORE_WORD = r"(?!\s+(?!" + _TIME_FOLLOWERS + r")[a-z]{2,})"
+_AFTER_ARTICLE = "|".join(rf"(?<=\b{art}\s\w{{{n}}})" for art in ("the", "a") for n in (6, 7, 8, 9))
+_NOT_ATTRIBUTE = r"(?!(?:" + _AFTER_ARTICLE + r")\s+(?!" + _TIME_FOLLOWERS + r")[a-z]{2,})"
 # A bare ordinal day is no day after a possessive ("Anna's 30th", "my 5th attempt").
 _NOT_OWNED = r"(?<!'s\s)(?<!\bmy\s)(?<!\bhis\s)(?<!\bher\s)(?<!\bour\s)(?<!\byour\s)(?<!\btheir\s)"
 
@@ -203,7 +214,7 @@ _KINDS: list[tuple[str, str]] = [
     ),
     (
         "yrel",
-        r"(?P<yr_w>大前|大后|今|本|明|来|去|前|后|次|上一?|下一?|同|当)年(?!级|龄|纪|轻|代)度?"
+        r"(?P<yr_w>大前|大后|今|本|明|来|去|前|后|次|上一?|下一?|同|当|(?<![新怀念])旧)年(?!级|龄|纪|轻|代)度?"
         r"(?P<yr_edge>年?(?:(?:初|底|末|尾)(?!的?[一二两三四五六1-6]个月)|中(?![秋元])|终|伊始)|[上下前后]半年)?",
     ),
     (
@@ -250,7 +261,13 @@ _KINDS: list[tuple[str, str]] = [
         "week",
         r"(?P<wk_w>下下|下一?|上上|上一?|这|本|今|同|呢)\s*(?:个|一)?\s*(?:周|星期|礼拜|週)(?P<wk_d>[一二三四五六日天末1-7])?",
     ),
-    ("wday", r"(?:周|星期|礼拜|週)(?P<wd_d>[一二三四五六日天末1-7])(?!年|岁|刊|报)"),
+    (
+        "wday",
+        r"(?:周|星期|礼拜|週)(?P<wd_d>[一二三四五六日天末1-7])(?!年|岁|刊|报)"
+        # the bare end of a weekday range: "周一至五", "星期一到五", "礼拜二~四"
+        r"|(?:(?<=[周週][一二三四五六日天][到至~～\-－])|(?<=星期[一二三四五六日天][到至~～\-－])"
+        r"|(?<=礼拜[一二三四五六日天][到至~～\-－]))(?P<wd_e>[一二三四五六日天])(?![\d零一二两三四五六七八九十]|[点时号日月年个天])",
+    ),
     (
         "quarter",
         r"(?:(?:第)?(?P<q_n>[一二三四1-4])季度|(?P<q_first>首)季度|(?P<q_w>本|这一?个?|上一?个?|下一?个?|当)季度)"
@@ -275,7 +292,10 @@ _KINDS: list[tuple[str, str]] = [
         # 三一五 only before a calendar word (not "三一五室")
         r"|愚人节|光棍节|护士节|(?:七一)?建党节|(?:五四)?青年节(?!目)|消费者权益日"
         r"|(?<![\d〇零一二两三四五六七八九十百])三一五(?=晚会|那天|当天|之前|以前|前|之后|以后|后|期间|的|[\s,，。.!！?？]|$)"
-        r"|(?<![拜贺迎])新年(?!快乐|好|贺|愿望|计划|目标|献词|致辞|伊始|新气象|音乐会|第一))",
+        r"|(?<![拜贺迎])新年(?!快乐|好|贺|愿望|计划|目标|献词|致辞|伊始|新气象|音乐会|第一)"
+        # English fixed-date holidays (point.HOLIDAYS), not as a noun's attribute ("Christmas cards")
+        r"|(?i:\b(?:christmas(?:\s+(?:eve|day))?|new\s+year['\u2019]?s\s+(?:eve|day)|valentine['\u2019]?s\s+day"
+        r"|halloween)\b" + _NOT_BEFORE_WORD + "))",
     ),
     ("festival", _FESTIVAL),
     ("term", _TERM),
@@ -300,7 +320,7 @@ _KINDS: list[tuple[str, str]] = [
     (
         "pod",
         r"(?P<pd>凌晨|清晨|早晨|早上|早间|上午|中午|正午|午间|午后|下午|傍晚|晚上|晚间|夜里|夜间|深夜|半夜|午夜|夜晚|白天|白日"
-        r"|朝早|下昼|晏昼|晚黑"  # Cantonese (absorb._POD_WORDS), folded from 下晝/晏晝
+        r"|朝早|上昼|下昼|晏昼|晚黑"  # Cantonese (absorb._POD_WORDS), folded from 上晝/下晝/晏晝
         rf"|早(?=\s*{HOUR}\s*[点时])|晚(?=\s*{HOUR}\s*[点时])|(?:午饭|晚饭)(?=之前|以前|前)"
         # a bare 晚 right after a day ("七月五号晚", "周四晚"): that evening ("住一晚", "生日晚会" are not)
         r"|(?:(?<=[日号])|(?<=周[一二三四五六日天])|(?<=星期[一二三四五六日天])|(?<=礼拜[一二三四五六日天]))"
@@ -317,7 +337,9 @@ _KINDS: list[tuple[str, str]] = [
     ),
     (
         "clock",
-        rf"(?<![这那第有哪几\d零〇一二两三四五六七八九十])(?P<ck_h>{HOUR})\s*(?:点|时|點)(?!多个|个|意见|建议|要求|原因|想法|看法|内容|好处|不足|理由|问题|注意|需要)"
+        rf"(?<![这那第有哪几\d零〇一二两三四五六七八九十])(?P<ck_h>{HOUR})\s*(?:点|时|點)(?!多个|个|意见|建议|要求|原因|想法|看法|内容|好处|不足|理由|问题|注意|需要|钟?方向)"
+        # a decimal before a unit is a quantity, not a clock: "五点五公斤", "一点五个小时", "3点5倍"
+        r"(?!\s*(?:\d+|[零〇一二两三四五六七八九]+)\s*(?:公斤|千克|克|斤|公里|千米|厘米|毫米|公分|米|毫升|升|元|块|倍|度|亿|万|%|％|个?小时|天))"
         r"(?:钟)?(?:\s*(?P<ck_min>半|一刻|1刻|三刻|3刻|整|(?:\d{1,2}|[零〇一二三四五六七八九十]{1,3})(?:\s*分(?!钟))?)"
         r"|(?P<ck_more>多钟?))?(?:钟)?(?:\s*(?i:(?P<ck_ap>am|pm|a\.m\.|p\.m\.)(?![A-Za-z])))?",
     ),
@@ -359,12 +381,17 @@ _KINDS: list[tuple[str, str]] = [
     # "later this week": the rest of it, from now
     (
         "en_week",
-        r"(?i:\b(?P<ew_later>later\s+(?=this\b))?(?P<ew_w>this|next|last|coming|past)\s+(?P<ew_u>week|weekend|month|year)\b)",
+        r"(?i:\b(?P<ew_later>later\s+(?=this\b|next\b))?(?P<ew_w>this|next|last|coming|past)\s+(?P<ew_u>week|weekend|month|year)\b"
+        r"|\b(?:the\s+)?(?P<ew_an>week|weekend|month|year)\s+after\s+next\b)",
     ),
     (
         "en_wd",
-        r"(?i:\b(?:(?P<ewd_w>this|next|last|coming)\s+)?(?P<ewd>monday|tuesday|wednesday|thursday|friday|saturday"
-        r"|sunday|mon|tues|tue|wed|thurs|thu|fri|sat|sun)\b)",
+        r"(?i:\b(?:(?P<ewd_w>this|next|last|coming)\s+)?(?:(?P<ewd>monday|tuesday|wednesday|thursday|friday|saturday"
+        r"|sunday)\b"
+        + _NOT_ATTRIBUTE
+        + r"|(?P<ewd_ab>mon|tues|tue|wed|thurs|thu|fri|sat|sun)\b"
+        + _NOT_BEFORE_WORD
+        + "))",
     ),
     ("en_weekend", r"(?i:\bweekend\b)"),
     (
@@ -394,7 +421,8 @@ _KINDS: list[tuple[str, str]] = [
     (
         "en_ord",
         r"(?i:" + _NOT_OWNED + r"\b(?:the\s+)?(?P<eo_d>3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)\b"
-        r"(?=\s*(?:$|[,.;!?)@]|\d|(?:at|by|before|in\s+the|morning|afternoon|evening|night|noon)\b)))",
+        r"(?=\s*(?:$|[,.;!?)@]|\d|(?:at|by|before|in\s+the|morning|afternoon|evening|night|noon)\b"
+        r"|(?:to|through|thru|until|till|and|or)\s+(?:the\s+)?\d{1,2}(?:st|nd|rd|th)\b)))",
     ),
     ("en_before", r"(?i:\b(?:before|by|until|till|due\s+by)\b)"),
     # "at 8pm", "on Dec 5": a preposition that joins a point ("tomorrow at 8pm") or starts one.

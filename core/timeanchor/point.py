@@ -95,6 +95,14 @@ HOLIDAYS: dict[str, tuple[int, int]] = {
     "建党节": (7, 1),
     "七一建党节": (7, 1),
     "光棍节": (11, 11),
+    # English (absorb._holiday folds case, spaces and the apostrophe)
+    "christmas": (12, 25),
+    "christmas day": (12, 25),
+    "christmas eve": (12, 24),
+    "new year's day": (1, 1),
+    "new year's eve": (12, 31),
+    "valentine's day": (2, 14),
+    "halloween": (10, 31),
 }
 # (month, weekday 0=Mon, nth)
 NTH_WEEKDAY_HOLIDAYS: dict[str, tuple[int, int, int]] = {

@@ -193,9 +193,9 @@ def offset_span(n: float, unit: str, direction: str, ctx: Ctx) -> Span | None:
         unit = "month"
     if unit in ("workday", "tradeday"):
         unit = "day"
+    if direction in ("后", "前"):  # that day, whatever the unit ("两周后" = today + 14, "三个月后" = that date)
+        return _unit_window(target, "day", ctx)
     window = _unit_window(target, unit, ctx)
-    if direction in ("后", "前"):
-        return window
     if direction in ("以后", "之后"):
         if unit == "week" and direction == "之后":
             return window

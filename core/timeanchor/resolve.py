@@ -8,6 +8,7 @@ from functools import lru_cache
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from . import numdate
 from .context import Ctx
 from .grammar import parse_at
 from .patterns import glued, normalise, tokens
@@ -39,7 +40,8 @@ def resolve_time(
         zone = _zone(tz) if isinstance(tz, str) else tz
         if not isinstance(text, str) or not text or now.tzinfo is None or now.utcoffset() is None:
             return None
-        return _resolve_once(text[:MAX_CHARS], now, zone, "past" if prefer == "past" else "future")
+        order = numdate.ORDER.get()  # part of the key: the same "1/2" is another day under "dmy"
+        return _resolve_once(text[:MAX_CHARS], now, zone, "past" if prefer == "past" else "future", order)
     except (ValueError, OverflowError, KeyError, IndexError, TypeError, ArithmeticError):
         return None
 
@@ -47,7 +49,9 @@ def resolve_time(
 # One turn reads the same sentence several times (router, plan rules, boundary): the answer is a
 # pure function of these arguments and immutable, so it is worked out once.
 @lru_cache(maxsize=256)
-def _resolve_once(text: str, now: datetime, zone: tzinfo, prefer: Literal["future", "past"]) -> TimeWindow | None:
+def _resolve_once(
+    text: str, now: datetime, zone: tzinfo, prefer: Literal["future", "past"], order: str = "auto"
+) -> TimeWindow | None:
     return _resolve(text, Ctx(now.astimezone(zone), zone, prefer))
 
 

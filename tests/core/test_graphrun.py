@@ -78,7 +78,7 @@ def test_the_action_graphs_edges() -> None:
         "start": {"Plan"},
         "Plan": {"Quadrant"},
         "Quadrant": {"TimeAnchor"},
-        "TimeAnchor": {"ToolQuery"},
+        "TimeAnchor": {"ToolQuery", "__end__"},  # ends when the day asked about does not exist
         "ToolQuery": {"Reflect"},
         "Reflect": {"ToolQuery", "__end__"},
     }
