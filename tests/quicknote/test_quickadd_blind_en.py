@@ -15,22 +15,13 @@ Run `PYTHONPATH=tests:. .venv/bin/python tests/quicknote/test_quickadd_blind_en.
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from datetime import datetime, timedelta
 from typing import Any, NamedTuple
 
 import pytest
 
-from app.actions import build_registry
-from app.explain import explain
-from core.llm import ModelHub
-from core.turn import TurnConfig
-from quicknote.offline import offline_extract_note
-from route.pipeline import Pipeline
+from support.quickadd import note_ok, window_ok
 
-TZ = "Asia/Shanghai"
-TOL = timedelta(minutes=2)
 NOWS = {
     "T": "2026-12-10T09:00:00+08:00",
     "Y": "2026-12-31T23:00:00+08:00",
@@ -333,65 +324,14 @@ ASKS: list[Ask] = [
     a("what's due next mon", "weekday", ("12-14", "12-14"), ("12-21", "12-21")),
 ]
 
-_PIPELINE: Pipeline | None = None
-
-
-def run(sentence: str, now: str) -> dict[str, Any]:
-    global _PIPELINE
-    if _PIPELINE is None:
-        _PIPELINE = Pipeline(build_registry())
-    at_now = datetime.fromisoformat(NOWS.get(now, now))
-    return asyncio.run(explain(_PIPELINE, ModelHub(), sentence, now=at_now, tz=TZ, config=TurnConfig()))
-
-
-def _same(got: str | None, want: str | None) -> bool:
-    if got is None or want is None:
-        return got is None and want is None
-    return abs(datetime.fromisoformat(got) - datetime.fromisoformat(want)) <= TOL
-
-
-def _same_start(got: str | None, want: str | None, now: str) -> bool:
-    """A window starting at `now` also matches an expected start at today's midnight."""
-    if _same(got, want):
-        return True
-    if got is None or want is None:
-        return False
-    at_now = datetime.fromisoformat(NOWS.get(now, now))
-    w = datetime.fromisoformat(want)
-    return abs(datetime.fromisoformat(got) - at_now) <= TOL and w.date() == at_now.date()
-
-
-def extract(sentence: str, now: str) -> dict[str, Any]:
-    """The note the offline extraction and the time anchor make of a line, whatever the routing."""
-    draft = offline_extract_note(sentence, datetime.fromisoformat(NOWS.get(now, now)), TZ)
-    at = None if draft.deadline_at is None else draft.deadline_at.isoformat()
-    return {"action": "quick_note_create", "note": {"title": draft.title, "deadline_at": at}}
-
 
 def check_note(case: Note) -> tuple[bool, str]:
-    out = run(case.sentence, case.now) if case.routed else extract(case.sentence, case.now)
-    if out.get("action") != "quick_note_create":
-        return False, f"routed to {out.get('action')} ({out.get('proposed')})"
-    note = out.get("note") or {}
-    title = (note.get("title") or "").lower()
-    lost = [w for w in case.keep if w.lower() not in title]
-    left = [w for w in case.gone if w.lower() in title]
-    got = note.get("deadline_at")
-    if lost or left or not any(_same(got, want) for want in case.deadline):
-        return False, f"title {note.get('title')!r} deadline {got} (lost {lost}, left {left})"
-    return True, ""
+    now = NOWS.get(case.now, case.now)
+    return note_ok(case.sentence, now, case.keep, case.gone, case.deadline, case.routed)
 
 
 def check_ask(case: Ask) -> tuple[bool, str]:
-    out = run(case.sentence, case.now)
-    if out.get("action") != "task_query":
-        return False, f"routed to {out.get('action')}"
-    plan = out.get("plan") or {}
-    got = (plan.get("time_after"), plan.get("time_before"))
-    for s, e in case.windows:
-        if _same_start(got[0], s, case.now) and _same(got[1], e):
-            return True, ""
-    return False, f"window {got}"
+    return window_ok(case.sentence, NOWS.get(case.now, case.now), case.windows)
 
 
 def _param(c: Note | Ask) -> Any:

@@ -12,23 +12,14 @@ Run `PYTHONPATH=tests:. .venv/bin/python tests/quicknote/test_quickadd_english.p
 
 from __future__ import annotations
 
-import asyncio
 from collections import Counter
-from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import pytest
 
-from app.actions import build_registry
-from app.explain import explain
-from core.llm import ModelHub
-from core.turn import TurnConfig
-from quicknote.offline import offline_extract_note
-from route.pipeline import Pipeline
+from support.quickadd import note_ok
 
 NOW = "2026-11-30T10:00:00+08:00"  # a Monday, the last day of a month
-TZ = "Asia/Shanghai"
-TOL = timedelta(minutes=2)
 
 
 class Case(NamedTuple):
@@ -172,41 +163,8 @@ CASES: list[Case] = [
 ]
 
 
-def run(sentence: str) -> dict[str, Any]:
-    pipeline = Pipeline(build_registry())
-    now = datetime.fromisoformat(NOW)
-    return asyncio.run(explain(pipeline, ModelHub(), sentence, now=now, tz=TZ, config=TurnConfig()))
-
-
-def _same(got: str | None, want: str | None) -> bool:
-    if got is None or want is None:
-        return got is None and want is None
-    return abs(datetime.fromisoformat(got) - datetime.fromisoformat(want)) <= TOL
-
-
-def extract(sentence: str) -> dict[str, Any]:
-    """The note the offline extraction and the time anchor make of a line, whatever the routing."""
-    draft = offline_extract_note(sentence, datetime.fromisoformat(NOW), TZ)
-    return {"action": "quick_note_create", "note": {"title": draft.title, "deadline_at": _iso(draft.deadline_at)}}
-
-
-def _iso(at: datetime | None) -> str | None:
-    return None if at is None else at.isoformat()
-
-
 def check(case: Case) -> tuple[bool, str]:
-    out = run(case.sentence) if case.routed else extract(case.sentence)
-    if out.get("action") != "quick_note_create":
-        return False, f"routed to {out.get('action')} ({out.get('proposed')})"
-    note = out.get("note") or {}
-    title = (note.get("title") or "").lower()
-    lost = [w for w in case.keep if w.lower() not in title]
-    left = [w for w in case.gone if w.lower() in title]
-    got = note.get("deadline_at")
-    ok_deadline = any(_same(got, want) for want in case.deadline)
-    if lost or left or not ok_deadline:
-        return False, f"title {note.get('title')!r} deadline {got} (lost {lost}, left {left})"
-    return True, ""
+    return note_ok(case.sentence, NOW, case.keep, case.gone, case.deadline, case.routed)
 
 
 @pytest.mark.parametrize(
