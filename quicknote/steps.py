@@ -141,7 +141,9 @@ def anchor_deadline(state: NoteState) -> bool:
 
 # "周三和周五去健身房", "Mon and Thu": two times, not one deadline (a range, "周三到周五", and "周三和周五
 # 之间" are one window; "明天或者后天" is due by the later one). A note asks rather than keep one.
-_TWO_TIMES = re.compile(r"(?<=\S)\s*(?:和|与|跟|及|以及|(?i:\band\b))\s*(?=\S)(?!.*(?:之间|中间|(?i:\bbetween\b)))")
+_TWO_TIMES = re.compile(
+    r"(?<=\S)\s*(?:和|与|跟|以及|及(?![以之][前后])|(?i:\band\b))\s*(?=\S)(?!.*(?:之间|中间|(?i:\bbetween\b)))"
+)
 
 
 def _anchor(state: NoteState) -> bool:

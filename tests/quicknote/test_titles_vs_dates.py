@@ -86,7 +86,12 @@ async def test_two_days_joined_by_and_are_asked_about_not_one_deadline(harness: 
 
 
 @pytest.mark.parametrize(
-    ("sentence", "due"), [("周三和周五之间去趟银行", "2026-12-04"), ("明天或者后天交报告", "2026-12-02")]
+    ("sentence", "due"),
+    [
+        ("周三和周五之间去趟银行", "2026-12-04"),
+        ("明天或者后天交报告", "2026-12-02"),
+        ("周五及之前交报告", "2026-12-04"),
+    ],
 )
 async def test_between_and_either_are_one_window(harness: Harness, sentence: str, due: str) -> None:
     answer = await harness.ask(sentence)
