@@ -465,11 +465,12 @@ def offline_plan(sentence: str, now: datetime, tz: str = "Asia/Shanghai") -> Que
     The rules read the sentence folded to simplified characters (core.hanzi: "下個月要交什麼"); the
     keyword, the list named and the time phrase are given back in the user's own characters."""
     said = (sentence or "").strip()
-    plan = _read_plan(fold(said), now, tz)
-    if fold(said) == said:
+    folded = fold(said)
+    plan = _read_plan(folded, now, tz)
+    if folded == said:
         return plan
     own = {f: unfold(v, said) for f in ("keyword", "scope") if (v := getattr(plan, f))}
-    if plan.time_text and plan.time_text in fold(said):  # said, not a word the rules put ("逾期")
+    if plan.time_text and plan.time_text in folded:  # said, not a word the rules put ("逾期")
         own["time_text"] = unfold(plan.time_text, said)
     return plan.model_copy(update=own)
 
